@@ -1,0 +1,16 @@
+/* evtchn.h: the event dispatcher: which handler runs when an L0 event channel port fires. */
+#ifndef HVM_LITE_EVTCHN_H
+#define HVM_LITE_EVTCHN_H
+
+#include "lib.h"
+
+#define EVTCHN_PORTS 4096               /* the 2-level ABI on 64-bit: 64 x 64 */
+
+typedef void (*evtchn_handler_t)(uint32_t port, void *arg);
+
+int evtchn_register(uint32_t port, evtchn_handler_t h, void *arg);
+void evtchn_unregister(uint32_t port);
+void evtchn_dispatch(uint32_t port);
+extern uint64_t evtchn_unhandled;
+
+#endif

@@ -1,0 +1,44 @@
+/* l0.h: the L0 operations table: everything the shim asks of whatever runs it (Xen, or nothing). */
+#ifndef HVM_LITE_L0_H
+#define HVM_LITE_L0_H
+
+#include "lib.h"
+
+struct boot_info;
+struct cpu;
+
+struct l0_ops {
+    const char *name;
+    /* BSP, head.S's page tables: memory map, early console sinks. */
+    void (*early_init)(struct boot_info *bi);
+    /* BSP, own page tables, before interrupts: shared pages, clock, event delivery. */
+    int (*init)(void);
+    /* Every CPU, on itself, after its LAPIC is up. */
+    int (*cpu_init)(struct cpu *c);
+    uint32_t (*vcpu_id)(void);          /* this CPU's vCPU number as L0 knows it */
+    unsigned default_console;           /* CONS_* when console= is absent */
+
+    const char *clock_name;
+    uint64_t (*now_ns)(void);
+    uint64_t (*tsc_hz)(void);
+
+    /* Event channels to L0 (NULL: none to forward to). Errors are -XEN_E*. */
+    int (*evtchn_bind_ipi)(uint32_t vcpu, uint32_t *port);
+    int (*evtchn_send)(uint32_t port);
+    int (*evtchn_unmask)(uint32_t port);
+    int (*evtchn_close)(uint32_t port);
+
+    void (*report)(void);               /* boot-report lines about the L0 */
+    void (*shutdown)(unsigned reason) __noreturn;  /* reason: SHUTDOWN_* */
+};
+
+extern const struct l0_ops *l0;
+extern const struct l0_ops l0_xen, l0_none;
+
+/* Select l0 from CPUID; no hypercall is made. */
+void l0_probe(void);
+
+/* Xen's CPUID leaves, if found (xen.c also uses them). */
+extern uint32_t xen_cpuid_base;
+
+#endif

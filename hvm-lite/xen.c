@@ -1,0 +1,262 @@
+/* xen.c: the Xen L0: memory map, shared_info, vcpu_info, upcall vector and events, pvclock, shutdown. */
+#include "apic.h"
+#include "boot.h"
+#include "config.h"
+#include "console.h"
+#include "cpu.h"
+#include "debug.h"
+#include "evtchn.h"
+#include "irq.h"
+#include "l0.h"
+#include "paging.h"
+#include "time.h"
+#include "x86.h"
+#include "xen.h"
+#include "xerrno.h"
+
+bool xen_vmmcall;
+uint64_t xen_hcall_count[64];
+struct shared_info *xen_shared;
+static uint64_t shared_gpfn;
+static uint32_t domid = DOMID_SELF;
+static bool callback_param_set;
+
+struct __packed e820_entry {
+    uint64_t addr, size;
+    uint32_t type;
+};
+
+static uint32_t xen_vcpu_id(void)
+{
+    uint32_t a, b, c, d;
+
+    cpuid(xen_cpuid_base + 4, &a, &b, &c, &d);
+    return (a & XEN_HVM_CPUID_VCPU_ID_PRESENT) ? b : this_cpu()->id;
+}
+
+static void xen_early_init(struct boot_info *bi)
+{
+    static struct e820_entry map[MAX_MEM_RANGES];
+    struct xen_memory_map mm = { .nr_entries = MAX_MEM_RANGES };
+    uint32_t a, b, c, d;
+
+    xen_vmmcall = !cpu_has.intel;       /* AMD/Hygon; an unknown vendor gets vmmcall too, and a note */
+    if (!cpu_has.intel && !cpu_has.amd)
+        boot_note(bi, "unknown CPU vendor '%s': using vmmcall", cpu_has.vendor);
+    cpuid(xen_cpuid_base + 4, &a, &b, &c, &d);
+    if (a & XEN_HVM_CPUID_DOMID_PRESENT)
+        domid = c;
+    this_cpu()->vcpu_id = xen_vcpu_id();
+
+    /* the first hypercall, as in the stock shim: the e820 the toolstack built for us */
+    set_xen_guest_handle(mm.buffer, map);
+    long rc = HYPERVISOR_memory_op(XENMEM_memory_map, &mm);
+    if (rc == 0 && mm.nr_entries) {
+        bi->nr_mem = 0;
+        bi->mem_source = "XENMEM_memory_map";
+        for (unsigned i = 0; i < mm.nr_entries && i < MAX_MEM_RANGES; i++)
+            boot_add_mem(bi, map[i].addr, map[i].size, map[i].type);
+    } else {
+        boot_note(bi, "XENMEM_memory_map failed (%ld): using the %s map", rc, bi->mem_source);
+    }
+    xen_console_early();
+}
+
+static int register_vcpu_info(struct cpu *c)
+{
+    uint64_t pa = virt_to_phys(c->l0_vcpu_area);
+    struct vcpu_register_vcpu_info info = { .mfn = pa >> PAGE_SHIFT, .offset = (uint32_t)(pa & (PAGE_SIZE - 1)) };
+    long rc = HYPERVISOR_vcpu_op(VCPUOP_register_vcpu_info, c->vcpu_id, &info);
+
+    if (rc == 0) {
+        c->l0_vcpu_info = c->l0_vcpu_area;
+    } else if (c->vcpu_id < XEN_LEGACY_MAX_VCPUS) {
+        pr_warn("CPU%u: VCPUOP_register_vcpu_info failed (%ld): using shared_info's slot\n", c->id, rc);
+        c->l0_vcpu_info = &xen_shared->vcpu_info[c->vcpu_id];
+    } else {
+        return ERR((int)rc);
+    }
+    c->l0_time = &((struct vcpu_info *)c->l0_vcpu_info)->time;
+    return 0;
+}
+
+static void xen_upcall(struct cpu_regs *r)
+{
+    struct cpu *c = this_cpu();
+    struct vcpu_info *vi = c->l0_vcpu_info;
+
+    c->nr_upcalls++;
+    while (READ_ONCE(vi->evtchn_upcall_pending)) {
+        WRITE_ONCE(vi->evtchn_upcall_pending, 0);
+        xen_ulong_t sel = __atomic_exchange_n(&vi->evtchn_pending_sel, 0, __ATOMIC_SEQ_CST);
+        while (sel) {
+            unsigned l1 = (unsigned)__builtin_ctzl(sel);
+            sel &= sel - 1;
+            xen_ulong_t pend = READ_ONCE(xen_shared->evtchn_pending[l1]) & ~READ_ONCE(xen_shared->evtchn_mask[l1]);
+            while (pend) {
+                unsigned bit = (unsigned)__builtin_ctzl(pend);
+                pend &= pend - 1;
+                __atomic_fetch_and(&xen_shared->evtchn_pending[l1], ~(1ul << bit), __ATOMIC_SEQ_CST);
+                evtchn_dispatch(l1 * 64 + bit);
+            }
+        }
+    }
+}
+
+static int xen_init(void)
+{
+    struct cpu *c = this_cpu();
+    uint64_t top = 4ull << 30;
+    long rc;
+
+    xen_console_init();
+
+    /* shared_info at the first frame above RAM and 4 GiB: L0 backs a fresh page there */
+    for (unsigned i = 0; i < boot_info.nr_mem; i++)
+        top = MAX(top, boot_info.mem[i].end);
+    shared_gpfn = ALIGN_UP(top, PAGE_SIZE) >> PAGE_SHIFT;
+    struct xen_add_to_physmap xatp = {
+        .domid = DOMID_SELF, .space = XENMAPSPACE_shared_info, .idx = 0, .gpfn = shared_gpfn,
+    };
+    if ((rc = HYPERVISOR_memory_op(XENMEM_add_to_physmap, &xatp)))
+        return ERR((int)rc);
+    xen_shared = ioremap(shared_gpfn << PAGE_SHIFT, PAGE_SIZE, PTE_RW);
+    if (!xen_shared)
+        return ERR(-XEN_ENOMEM);
+    /* every port masked; users unmask theirs with EVTCHNOP_unmask */
+    memset(xen_shared->evtchn_mask, 0xff, sizeof(xen_shared->evtchn_mask));
+
+    int err = register_vcpu_info(c);
+    if (err)
+        return err;
+    /* the pvclock must be valid before anything reads time; a reschedule makes L0 fill it */
+    const struct vcpu_time_info *t = c->l0_time;
+    for (unsigned i = 0; i < 1000 && !READ_ONCE(t->tsc_to_system_mul); i++)
+        HYPERVISOR_sched_op(SCHEDOP_yield, NULL);
+    if (!t->tsc_to_system_mul)
+        return ERR(-XEN_ENODEV);
+    irq_register(VEC_EVTCHN, xen_upcall);
+    return 0;
+}
+
+static int xen_cpu_init(struct cpu *c)
+{
+    int rc;
+
+    c->vcpu_id = xen_vcpu_id();
+    if (!c->l0_vcpu_info && (rc = register_vcpu_info(c)))
+        return rc;
+    struct xen_hvm_evtchn_upcall_vector up = { .vcpu = c->vcpu_id, .vector = VEC_EVTCHN };
+    long r = HYPERVISOR_hvm_op(HVMOP_set_evtchn_upcall_vector, &up);
+    if (r)
+        return ERR((int)r);
+    if (!callback_param_set) {
+        /* as the stock shim: a non-zero callback tells the toolstack we handle PV control */
+        struct xen_hvm_param p = { .domid = DOMID_SELF, .index = HVM_PARAM_CALLBACK_IRQ, .value = 1 };
+        if ((r = HYPERVISOR_hvm_op(HVMOP_set_param, &p)))
+            pr_warn("HVMOP_set_param(CALLBACK_IRQ) failed: %ld\n", r);
+        callback_param_set = true;
+    }
+    return 0;
+}
+
+static uint64_t xen_now_ns(void)
+{
+    const volatile struct vcpu_time_info *t = this_cpu()->l0_time;
+    uint32_t v;
+    uint64_t ns;
+
+    if (!t)
+        return 0;
+    do {
+        v = t->version;
+        barrier();
+        uint64_t tsc = rdtsc();
+        ns = t->system_time + scale_64_32(tsc - t->tsc_timestamp, t->tsc_to_system_mul, t->tsc_shift);
+        barrier();
+    } while ((v & 1) || v != t->version);
+    return ns;
+}
+
+static uint64_t xen_tsc_hz(void)
+{
+    const volatile struct vcpu_time_info *t = this_cpu()->l0_time;
+    uint64_t hz = (1000000000ull << 32) / t->tsc_to_system_mul;
+
+    return t->tsc_shift >= 0 ? hz >> t->tsc_shift : hz << -t->tsc_shift;
+}
+
+static int xen_evtchn_bind_ipi(uint32_t vcpu, uint32_t *port)
+{
+    struct evtchn_bind_ipi b = { .vcpu = vcpu };
+    long rc = HYPERVISOR_evtchn_op(EVTCHNOP_bind_ipi, &b);
+
+    *port = b.port;
+    return rc ? ERR((int)rc) : 0;
+}
+
+static int xen_evtchn_send(uint32_t port)
+{
+    struct evtchn_send s = { .port = port };
+    long rc = HYPERVISOR_evtchn_op(EVTCHNOP_send, &s);
+
+    return rc ? ERR((int)rc) : 0;
+}
+
+static int xen_evtchn_unmask(uint32_t port)
+{
+    struct evtchn_unmask u = { .port = port };
+    long rc = HYPERVISOR_evtchn_op(EVTCHNOP_unmask, &u);
+
+    return rc ? ERR((int)rc) : 0;
+}
+
+static int xen_evtchn_close(uint32_t port)
+{
+    struct evtchn_close cl = { .port = port };
+    long rc = HYPERVISOR_evtchn_op(EVTCHNOP_close, &cl);
+
+    return rc ? ERR((int)rc) : 0;
+}
+
+static void xen_report(void)
+{
+    xen_extraversion_t extra = { 0 };
+    long ver = HYPERVISOR_xen_version(XENVER_version, NULL);
+
+    HYPERVISOR_xen_version(XENVER_extraversion, extra);
+    extra[sizeof(extra) - 1] = '\0';
+    pr_info("L0: Xen %ld.%ld%s, domid %u, CPUID leaves at %#x, hypercalls by %s\n", ver >> 16, ver & 0xffff,
+            extra, domid, xen_cpuid_base, xen_vmmcall ? "vmmcall" : "vmcall");
+    pr_info("  shared_info at gfn %#lx, event upcall vector %#x\n", shared_gpfn, VEC_EVTCHN);
+    xen_console_report();
+}
+
+static __noreturn void xen_shutdown(unsigned reason)
+{
+    struct sched_shutdown s = { .reason = reason };
+
+    for (;;) {
+        HYPERVISOR_sched_op(SCHEDOP_shutdown, &s);
+        cli();
+        halt();
+    }
+}
+
+const struct l0_ops l0_xen = {
+    .name = "xen",
+    .early_init = xen_early_init,
+    .init = xen_init,
+    .cpu_init = xen_cpu_init,
+    .vcpu_id = xen_vcpu_id,
+    .default_console = CONS_PV,
+    .clock_name = "xen pvclock (vcpu_time_info)",
+    .now_ns = xen_now_ns,
+    .tsc_hz = xen_tsc_hz,
+    .evtchn_bind_ipi = xen_evtchn_bind_ipi,
+    .evtchn_send = xen_evtchn_send,
+    .evtchn_unmask = xen_evtchn_unmask,
+    .evtchn_close = xen_evtchn_close,
+    .report = xen_report,
+    .shutdown = xen_shutdown,
+};

@@ -1,0 +1,51 @@
+/* config.h: the shim's compile-time constants: virtual layout, limits, vectors (C and assembly). */
+#ifndef SHIM_CONFIG_H
+#define SHIM_CONFIG_H
+
+/*
+ * Virtual layout. The PV ABI gives the hypervisor only 0xffff800000000000-0xffff87ffffffffff
+ * (PML4 slots 256-271); a 64-bit PV kernel (Linux) lives at 0xffffffff80000000, so the shim
+ * cannot sit in the top 2 GiB and is built position-independent (RIP-relative) instead of with
+ * -mcmodel=kernel. Slots 256-257 stay free for the guest's read-only M2P.
+ *   image:      virt = phys + IMAGE_VOFFSET (first GiB of physical memory reachable this way)
+ *   vmap:       ioremap, stacks with guard pages, per-CPU GDT windows
+ *   direct map: all RAM, virt = phys + DIRECTMAP_BASE
+ */
+#define IMAGE_PHYS_BASE   0x200000
+#define IMAGE_VOFFSET     0xffff82d040000000
+#define VMAP_BASE         0xffff82c000000000
+#define VMAP_SIZE         0x0000000040000000        /* 1 GiB */
+#define DIRECTMAP_BASE    0xffff830000000000
+#define DIRECTMAP_SIZE    0x0000050000000000        /* up to 0xffff880000000000: 5 TiB */
+
+#define PAGE_SHIFT        12
+#define PAGE_SIZE         (1 << PAGE_SHIFT)
+
+#define MAX_CPUS          64
+#define STACK_PAGES       4                         /* 16 KiB main stack per CPU */
+#define IST_PAGES         1                         /* 4 KiB each for #DF, NMI, #MC */
+#define IST_DF            1
+#define IST_NMI           2
+#define IST_MC            3
+
+/* Interrupt vectors (LAPIC fixed interrupts; higher = higher priority class). */
+#define VEC_PIC_BASE      0x20                      /* legacy 8259 remapped here, all masked */
+#define VEC_TIMER         0xf0
+#define VEC_CALL          0xf1                      /* run queued work on this CPU */
+#define VEC_PING          0xf2                      /* IPI that only counts (self-test) */
+#define VEC_EVTCHN        0xf3                      /* Xen event channel upcall */
+#define VEC_APIC_ERROR    0xfe
+#define VEC_SPURIOUS      0xff
+
+/* GDT selectors: the same layout Xen uses, since PV guests see FLAT_RING3_* from the ABI. */
+#define GDT_FIRST_SHIM    0xe000
+#define SEL_CS64          0xe008
+#define SEL_DS            0xe010
+#define SEL_RING3_CS32    0xe023
+#define SEL_RING3_DS      0xe02b
+#define SEL_RING3_CS64    0xe033
+#define SEL_CS32          0xe038
+#define SEL_TSS           0xe040
+#define GDT_SHIM_ENTRIES  10                        /* 0xe000..0xe04f */
+
+#endif

@@ -1,0 +1,159 @@
+/* cpu.c: CPU feature detection and per-CPU tables: GDT window, TSS with IST stacks, %gs base. */
+#include "cpu.h"
+#include "debug.h"
+#include "mm.h"
+#include "paging.h"
+#include "x86.h"
+#include "xerrno.h"
+
+struct cpu_features cpu_has;
+struct cpu *cpus[MAX_CPUS];
+unsigned nr_cpus_online;
+struct cpu bsp_cpu __aligned(4096);
+
+extern char boot_stack_bottom[], boot_stack_top[];
+
+void cpu_features_init(void)
+{
+    uint32_t a, b, c, d, max, maxext;
+
+    cpuid(0, &max, &b, &c, &d);
+    memcpy(cpu_has.vendor + 0, &b, 4);
+    memcpy(cpu_has.vendor + 4, &d, 4);
+    memcpy(cpu_has.vendor + 8, &c, 4);
+    cpu_has.vendor[12] = '\0';
+    cpu_has.amd = !strcmp(cpu_has.vendor, "AuthenticAMD") || !strcmp(cpu_has.vendor, "HygonGenuine");
+    cpu_has.intel = !strcmp(cpu_has.vendor, "GenuineIntel") || !strcmp(cpu_has.vendor, "CentaurHauls") ||
+                    !strcmp(cpu_has.vendor, "  Shanghai  ");
+    cpuid(1, &a, &b, &c, &d);
+    cpu_has.family = (a >> 8) & 0xf;
+    cpu_has.model = (a >> 4) & 0xf;
+    if (cpu_has.family == 0xf)
+        cpu_has.family += (a >> 20) & 0xff;
+    if (cpu_has.family >= 6)
+        cpu_has.model |= ((a >> 16) & 0xf) << 4;
+    cpu_has.stepping = a & 0xf;
+    cpu_has.apic = d & (1u << 9);
+    cpu_has.x2apic = c & (1u << 21);
+    cpu_has.tsc_deadline = c & (1u << 24);
+    cpu_has.hypervisor = c & (1u << 31);
+    cpuid(0x80000000, &maxext, &b, &c, &d);
+    if (maxext >= 0x80000001) {
+        cpuid(0x80000001, &a, &b, &c, &d);
+        cpu_has.nx = d & (1u << 20);
+        cpu_has.pdpe1gb = d & (1u << 26);
+    }
+    if (maxext >= 0x80000007)
+        cpu_has.invariant_tsc = cpuid_edx(0x80000007) & (1u << 8);
+}
+
+/* Before paging_init: enough for exceptions to be reported on the BSP. */
+void cpu_early_init(struct cpu *c)
+{
+    c->self = c;
+    c->stack.bottom = (uintptr_t)boot_stack_bottom;
+    c->stack.top = (uintptr_t)boot_stack_top;
+    wrmsr(MSR_GS_BASE, (uintptr_t)c);
+    if (cpu_has.nx)
+        wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);    /* paging_init's tables use NX */
+    idt_init(0x08);                     /* head.S's boot GDT until cpu_load_tables */
+    idt_load();
+}
+
+struct cpu *cpu_alloc(unsigned id, uint32_t apic_id)
+{
+    BUILD_BUG_ON(sizeof(struct cpu) > PAGE_SIZE);
+    BUILD_BUG_ON(offsetof(struct cpu, self) != 0);
+    BUILD_BUG_ON(offsetof(struct cpu, l0_vcpu_area) % 64 != 0);
+    ASSERT(id < MAX_CPUS);
+    struct cpu *c = id == 0 ? &bsp_cpu : alloc_page_va();
+    if (!c)
+        return NULL;
+    c->self = c;
+    c->id = id;
+    c->apic_id = apic_id;
+    cpus[id] = c;
+    return c;
+}
+
+static uint64_t seg_desc(uint32_t base, uint32_t limit, unsigned type, unsigned dpl, bool l, bool db, bool g)
+{
+    return (limit & 0xffff) | ((uint64_t)(base & 0xffffff) << 16) | ((uint64_t)type << 40) |
+           (1ull << 44) | ((uint64_t)dpl << 45) | (1ull << 47) | ((uint64_t)((limit >> 16) & 0xf) << 48) |
+           ((uint64_t)l << 53) | ((uint64_t)db << 54) | ((uint64_t)g << 55) | ((uint64_t)(base >> 24) << 56);
+}
+
+int cpu_alloc_tables(struct cpu *c)
+{
+    uintptr_t top;
+
+    top = vmap_alloc_stack(STACK_PAGES);
+    if (!top)
+        return ERR(-XEN_ENOMEM);
+    c->stack = (struct stack_range){ top - STACK_PAGES * PAGE_SIZE, top };
+    for (int i = 0; i < 3; i++) {
+        top = vmap_alloc_stack(IST_PAGES);
+        if (!top)
+            return ERR(-XEN_ENOMEM);
+        c->ist[i] = (struct stack_range){ top - IST_PAGES * PAGE_SIZE, top };
+        c->tss.ist[i] = top;            /* ist[0] is IST1 */
+    }
+    c->tss.iomap_base = sizeof(c->tss); /* no I/O bitmap */
+
+    /*
+     * A 16-page GDT window: pages 0-13 will hold a PV guest's own GDT frames, page 14 (selector
+     * 0xe000) holds ours, as in Xen. Only page 14 is mapped for now.
+     */
+    uintptr_t win = vmap_reserve(16);
+    int64_t pfn = alloc_frame();
+    if (!win || pfn < 0)
+        return ERR(-XEN_ENOMEM);
+    int rc = map_range(win + GDT_FIRST_SHIM, (uint64_t)pfn << PAGE_SHIFT, PAGE_SIZE, PTE_RW);
+    if (rc)
+        return rc;
+    c->gdt = (uint64_t *)win;
+    uint64_t *g = &c->gdt[GDT_FIRST_SHIM >> 3];
+    memset(g, 0, PAGE_SIZE);
+    g[SEL_CS64 >> 3 & 0x1ff] = seg_desc(0, 0xfffff, 0xb, 0, true, false, true);
+    g[SEL_DS >> 3 & 0x1ff] = seg_desc(0, 0xfffff, 0x3, 0, false, true, true);
+    g[SEL_RING3_CS32 >> 3 & 0x1ff] = seg_desc(0, 0xfffff, 0xb, 3, false, true, true);
+    g[SEL_RING3_DS >> 3 & 0x1ff] = seg_desc(0, 0xfffff, 0x3, 3, false, true, true);
+    g[SEL_RING3_CS64 >> 3 & 0x1ff] = seg_desc(0, 0xfffff, 0xb, 3, true, false, true);
+    g[SEL_CS32 >> 3 & 0x1ff] = seg_desc(0, 0xfffff, 0xb, 0, false, true, true);
+    uint64_t tss = (uintptr_t)&c->tss;
+    g[SEL_TSS >> 3 & 0x1ff] = (sizeof(c->tss) - 1) | ((tss & 0xffffff) << 16) | (0x9ull << 40) |
+                              (1ull << 47) | (((tss >> 24) & 0xff) << 56);
+    g[(SEL_TSS >> 3 & 0x1ff) + 1] = tss >> 32;
+    return 0;
+}
+
+void cpu_load_tables(struct cpu *c)
+{
+    struct desc_ptr gdtr = { GDT_FIRST_SHIM + GDT_SHIM_ENTRIES * 8 - 1, (uintptr_t)c->gdt };
+
+    __asm__ volatile("lgdt %0" :: "m"(gdtr));
+    __asm__ volatile("pushq %0\n\t"
+                     "leaq 1f(%%rip), %%rax\n\t"
+                     "pushq %%rax\n\t"
+                     "lretq\n"
+                     "1:"
+                     :: "i"(SEL_CS64) : "rax", "memory");
+    __asm__ volatile("movl %0, %%ss\n\t"
+                     "movl %1, %%ds\n\t"
+                     "movl %1, %%es\n\t"
+                     "movl %1, %%fs\n\t"
+                     "movl %1, %%gs"
+                     :: "r"(SEL_DS), "r"(0) : "memory");
+    wrmsr(MSR_GS_BASE, (uintptr_t)c);
+    wrmsr(MSR_KERNEL_GS_BASE, 0);
+    __asm__ volatile("ltr %w0" :: "r"(SEL_TSS));
+    if (c->id == 0)
+        idt_enable_ist();               /* gates now name 0xe008 and the IST stacks */
+    idt_load();
+
+    /* no global pages (seed 002), write-protect in ring 0, native FPU errors, SSE for guests */
+    write_cr0((read_cr0() | CR0_WP | CR0_NE | CR0_MP) & ~(CR0_EM | CR0_TS | CR0_AM));
+    write_cr4((read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT) & ~CR4_PGE);
+    if (cpu_has.nx)
+        wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
+}

@@ -1,0 +1,94 @@
+/* cpu.h: per-CPU data (reached through %gs), the trap frame, CPU features, per-CPU table setup. */
+#ifndef SHIM_CPU_H
+#define SHIM_CPU_H
+
+#include "config.h"
+#include "lib.h"
+#include "timer.h"
+
+struct cpu_regs {
+    uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+    uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+    uint64_t vector, error_code;
+    uint64_t rip, cs, rflags, rsp, ss;              /* pushed by the CPU */
+};
+
+struct __packed tss64 {
+    uint32_t rsvd0;
+    uint64_t rsp[3];
+    uint64_t rsvd1;
+    uint64_t ist[7];
+    uint64_t rsvd2;
+    uint16_t rsvd3;
+    uint16_t iomap_base;
+};
+
+struct stack_range {
+    uintptr_t bottom, top;
+};
+
+struct cpu {
+    struct cpu *self;                   /* must be first: this_cpu() reads %gs:0 */
+    unsigned id;                        /* our index, 0 = BSP */
+    uint32_t apic_id;
+    uint32_t vcpu_id;                   /* the L0's number for this vCPU */
+    volatile bool online;
+    volatile bool in_panic;
+    uint8_t l0_vcpu_area[64] __aligned(64);     /* Xen: this CPU's registered vcpu_info */
+    void *l0_vcpu_info;                 /* Xen: the vcpu_info in use (registered, or in shared_info) */
+    void *l0_time;                      /* Xen: the vcpu_time_info in use */
+
+    struct stack_range stack;           /* main stack */
+    struct stack_range ist[3];          /* IST_DF, IST_NMI, IST_MC (index = IST_x - 1) */
+    struct tss64 tss __aligned(16);
+    uint64_t *gdt;                      /* the descriptor at selector S is gdt[S >> 3] */
+
+    struct timer_queue timers;
+
+    /* work for this CPU's idle loop (smp_call) */
+    void (*volatile call_fn)(void *);
+    void *volatile call_arg;
+    volatile unsigned call_seq, call_done_seq;
+
+    /* what arrived */
+    volatile uint64_t nr_timer_irqs, nr_calls, nr_pings, nr_upcalls, nr_spurious;
+};
+
+static inline struct cpu *this_cpu(void)
+{
+    struct cpu *c;
+    __asm__ volatile("movq %%gs:0, %0" : "=r"(c));
+    return c;
+}
+
+struct cpu_features {
+    bool amd, intel;                    /* vendor, for vmcall vs vmmcall */
+    bool nx, pdpe1gb, x2apic, tsc_deadline, invariant_tsc, hypervisor, apic;
+    char vendor[13];
+    uint32_t family, model, stepping;
+};
+
+extern struct cpu_features cpu_has;
+extern struct cpu *cpus[MAX_CPUS];
+extern unsigned nr_cpus_online;
+extern struct cpu bsp_cpu;
+
+void cpu_features_init(void);
+void cpu_early_init(struct cpu *c);         /* BSP before paging: %gs and the IDT */
+struct cpu *cpu_alloc(unsigned id, uint32_t apic_id);
+int cpu_alloc_tables(struct cpu *c);        /* stacks, IST stacks, GDT window */
+void cpu_load_tables(struct cpu *c);        /* on c itself: GDT, TSS, IDT, %gs, control registers */
+void call_on_stack(uintptr_t sp, void (*fn)(void *), void *arg) __noreturn;
+
+/* idt.c */
+void idt_init(uint16_t cs);
+void idt_enable_ist(void);
+void idt_load(void);
+
+/* traps.c */
+void do_trap(struct cpu_regs *r);
+void show_regs(const struct cpu_regs *r);
+void backtrace_from(uint64_t rip, uint64_t rbp);
+void backtrace_here(void);
+
+#endif

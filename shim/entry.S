@@ -1,0 +1,75 @@
+/* entry.S: the IDT stubs (one per vector), the common trap frame save/restore, stack switching. */
+#include "config.h"
+
+/* vectors whose exceptions push an error code */
+#define HAS_ERR(v) (((v) == 8) | (((v) >= 10) & ((v) <= 14)) | ((v) == 17) | ((v) == 21) | ((v) == 29) | ((v) == 30))
+
+    .text
+    .balign 16
+    .globl trap_stubs
+trap_stubs:
+    .set vec, 0
+    .rept 256
+    .balign 16
+    .if HAS_ERR(vec) == 0
+    pushq $0
+    .endif
+    pushq $vec
+    jmp trap_common
+    .set vec, vec + 1
+    .endr
+
+/* struct cpu_regs: r15 .. rax, vector, error_code, then the hardware frame (rip at 136, cs at 144) */
+trap_common:
+    cld
+    pushq %rax
+    pushq %rbx
+    pushq %rcx
+    pushq %rdx
+    pushq %rsi
+    pushq %rdi
+    pushq %rbp
+    pushq %r8
+    pushq %r9
+    pushq %r10
+    pushq %r11
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    testb $3, 144(%rsp)                 /* from ring 3 (a PV guest, later): switch GS */
+    jz 1f
+    swapgs
+1:  movq %rsp, %rdi
+    call do_trap
+    testb $3, 144(%rsp)
+    jz 2f
+    swapgs
+2:  popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %r11
+    popq %r10
+    popq %r9
+    popq %r8
+    popq %rbp
+    popq %rdi
+    popq %rsi
+    popq %rdx
+    popq %rcx
+    popq %rbx
+    popq %rax
+    addq $16, %rsp
+    iretq
+
+/* void call_on_stack(uintptr_t sp, void (*fn)(void *), void *arg): never returns */
+    .globl call_on_stack
+call_on_stack:
+    movq %rdi, %rsp
+    movq %rdx, %rdi
+    xorl %ebp, %ebp
+    call *%rsi
+    ud2
+
+    .section .note.GNU-stack, "", @progbits

@@ -1,0 +1,41 @@
+/* idt.c: the interrupt descriptor table, shared by all CPUs; #DF, NMI and #MC run on IST stacks. */
+#include "cpu.h"
+#include "x86.h"
+
+struct idt_gate {
+    uint64_t lo, hi;
+};
+
+static struct idt_gate idt[256] __aligned(16);
+extern char trap_stubs[];               /* entry.S: 256 stubs, 16 bytes apart */
+
+static void set_gate(unsigned vec, uint16_t cs, unsigned ist)
+{
+    uint64_t a = (uintptr_t)trap_stubs + 16 * vec;
+
+    idt[vec].lo = (a & 0xffff) | ((uint64_t)cs << 16) | ((uint64_t)ist << 32) | (0xeull << 40) |
+                  (1ull << 47) | (((a >> 16) & 0xffff) << 48);
+    idt[vec].hi = a >> 32;
+}
+
+void idt_init(uint16_t cs)
+{
+    for (unsigned v = 0; v < 256; v++)
+        set_gate(v, cs, 0);
+}
+
+/* Once every CPU that can take an exception has its TSS loaded. */
+void idt_enable_ist(void)
+{
+    idt_init(SEL_CS64);
+    set_gate(8, SEL_CS64, IST_DF);
+    set_gate(2, SEL_CS64, IST_NMI);
+    set_gate(18, SEL_CS64, IST_MC);
+}
+
+void idt_load(void)
+{
+    struct desc_ptr p = { sizeof(idt) - 1, (uintptr_t)idt };
+
+    __asm__ volatile("lidt %0" :: "m"(p));
+}

@@ -1,0 +1,90 @@
+/* string.c: the C library string/memory functions the compiler and the shim rely on. */
+#include "lib.h"
+
+void *memcpy(void *d, const void *s, size_t n)
+{
+    void *r = d;
+    __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) :: "memory");
+    return r;
+}
+
+void *memmove(void *d, const void *s, size_t n)
+{
+    unsigned char *dp = d;
+    const unsigned char *sp = s;
+
+    if (dp <= sp || dp >= sp + n)
+        return memcpy(d, s, n);
+    while (n--)
+        dp[n] = sp[n];
+    return d;
+}
+
+void *memset(void *d, int c, size_t n)
+{
+    void *r = d;
+    __asm__ volatile("rep stosb" : "+D"(d), "+c"(n) : "a"(c) : "memory");
+    return r;
+}
+
+int memcmp(const void *a, const void *b, size_t n)
+{
+    const unsigned char *x = a, *y = b;
+
+    for (; n; n--, x++, y++)
+        if (*x != *y)
+            return *x - *y;
+    return 0;
+}
+
+size_t strlen(const char *s)
+{
+    size_t n = 0;
+
+    while (s[n])
+        n++;
+    return n;
+}
+
+size_t strnlen(const char *s, size_t max)
+{
+    size_t n = 0;
+
+    while (n < max && s[n])
+        n++;
+    return n;
+}
+
+int strcmp(const char *a, const char *b)
+{
+    for (; *a && *a == *b; a++, b++)
+        ;
+    return (unsigned char)*a - (unsigned char)*b;
+}
+
+int strncmp(const char *a, const char *b, size_t n)
+{
+    for (; n && *a && *a == *b; n--, a++, b++)
+        ;
+    return n ? (unsigned char)*a - (unsigned char)*b : 0;
+}
+
+char *strchr(const char *s, int c)
+{
+    for (;; s++) {
+        if (*s == (char)c)
+            return (char *)s;
+        if (!*s)
+            return NULL;
+    }
+}
+
+void *memchr(const void *s, int c, size_t n)
+{
+    const unsigned char *p = s;
+
+    for (; n; n--, p++)
+        if (*p == (unsigned char)c)
+            return (void *)p;
+    return NULL;
+}

@@ -1,0 +1,40 @@
+/* time.c: the shim's notion of time: now_ns() from the selected L0 clock, TSC <-> ns scaling. */
+#include "time.h"
+#include "debug.h"
+#include "l0.h"
+#include "x86.h"
+
+uint64_t tsc_hz;
+static uint64_t ns2tsc_mul;             /* tsc = ns * ns2tsc_mul >> 32 */
+static uint64_t tsc2ns_mul;             /* ns = tsc * tsc2ns_mul >> 32 */
+
+uint64_t now_ns(void)
+{
+    return l0->now_ns();
+}
+
+void time_init(void)
+{
+    tsc_hz = l0->tsc_hz();
+    ASSERT(tsc_hz >= 1000000);
+    ns2tsc_mul = ((tsc_hz / 1000000000) << 32) + (((tsc_hz % 1000000000) << 32) / 1000000000);
+    tsc2ns_mul = (1000000000ull << 32) / tsc_hz;
+}
+
+uint64_t ns_to_tsc(uint64_t ns)
+{
+    return (uint64_t)(((unsigned __int128)ns * ns2tsc_mul) >> 32);
+}
+
+uint64_t tsc_to_ns(uint64_t tsc)
+{
+    return (uint64_t)(((unsigned __int128)tsc * tsc2ns_mul) >> 32);
+}
+
+void ndelay(uint64_t ns)
+{
+    uint64_t end = now_ns() + ns;
+
+    while ((int64_t)(now_ns() - end) < 0)
+        cpu_relax();
+}

@@ -1,0 +1,27 @@
+/* time.h: the clock (the L0's, or the calibrated TSC standalone) in ns, TSC conversions, delays. */
+#ifndef SHIM_TIME_H
+#define SHIM_TIME_H
+
+#include "lib.h"
+
+extern uint64_t tsc_hz;
+
+uint64_t now_ns(void);
+void time_init(void);                   /* after l0->init: the L0 knows the TSC frequency */
+uint64_t ns_to_tsc(uint64_t ns);
+uint64_t tsc_to_ns(uint64_t tsc);
+void ndelay(uint64_t ns);
+static inline void udelay(uint64_t us) { ndelay(us * 1000); }
+static inline void mdelay(uint64_t ms) { ndelay(ms * 1000000); }
+
+/* mul/shift scaling helpers, shared with the L0 clocks */
+static inline uint64_t scale_64_32(uint64_t v, uint32_t mul32, int shift)
+{
+    if (shift < 0)
+        v >>= -shift;
+    else
+        v <<= shift;
+    return (uint64_t)(((unsigned __int128)v * mul32) >> 32);
+}
+
+#endif

@@ -1,0 +1,89 @@
+/* timer.c: per-CPU sorted timer queues; the earliest deadline programs this CPU's LAPIC timer. */
+#include "timer.h"
+#include "apic.h"
+#include "cpu.h"
+#include "debug.h"
+#include "time.h"
+#include "x86.h"
+
+void timer_init(struct timer *t, timer_fn fn, void *arg)
+{
+    memset(t, 0, sizeof(*t));
+    t->fn = fn;
+    t->arg = arg;
+}
+
+static void reprogram(struct timer_queue *q)
+{
+    uint64_t want = q->head ? q->head->deadline : 0;
+
+    if (want != q->programmed) {
+        q->programmed = want;
+        apic_timer_program(want);
+    }
+}
+
+static void unlink(struct timer_queue *q, struct timer *t)
+{
+    for (struct timer **pp = &q->head; *pp; pp = &(*pp)->next) {
+        if (*pp == t) {
+            *pp = t->next;
+            break;
+        }
+    }
+    t->next = NULL;
+    t->queued = false;
+}
+
+void timer_set(struct timer *t, uint64_t deadline)
+{
+    struct timer_queue *q = &this_cpu()->timers;
+    uint64_t f = irq_save();
+
+    if (t->queued)
+        unlink(q, t);
+    t->deadline = deadline ? deadline : 1;
+    struct timer **pp = &q->head;
+    while (*pp && (*pp)->deadline <= t->deadline)
+        pp = &(*pp)->next;
+    t->next = *pp;
+    *pp = t;
+    t->queued = true;
+    reprogram(q);
+    irq_restore(f);
+}
+
+void timer_cancel(struct timer *t)
+{
+    struct timer_queue *q = &this_cpu()->timers;
+    uint64_t f = irq_save();
+
+    if (t->queued)
+        unlink(q, t);
+    reprogram(q);
+    irq_restore(f);
+}
+
+void timer_interrupt(void)
+{
+    struct cpu *c = this_cpu();
+    struct timer_queue *q = &c->timers;
+
+    c->nr_timer_irqs++;
+    q->programmed = 0;                  /* the one-shot has fired */
+    for (;;) {
+        struct timer *t = q->head;
+        if (!t || t->deadline > now_ns())
+            break;
+        q->head = t->next;
+        t->next = NULL;
+        t->queued = false;
+        t->fn(t, t->arg);
+    }
+    reprogram(q);
+}
+
+void timer_cpu_init(void)
+{
+    this_cpu()->timers = (struct timer_queue){ NULL, 0 };
+}

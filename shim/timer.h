@@ -1,0 +1,30 @@
+/* timer.h: per-CPU one-shot software timers over the LAPIC timer, in L0-clock nanoseconds. */
+#ifndef SHIM_TIMER_H
+#define SHIM_TIMER_H
+
+#include "lib.h"
+
+struct timer;
+typedef void (*timer_fn)(struct timer *t, void *arg);
+
+struct timer {
+    struct timer *next;
+    uint64_t deadline;                  /* now_ns() value */
+    timer_fn fn;
+    void *arg;
+    bool queued;
+};
+
+struct timer_queue {
+    struct timer *head;                 /* sorted by deadline */
+    uint64_t programmed;                /* deadline the hardware is set for, 0 = none */
+};
+
+void timer_init(struct timer *t, timer_fn fn, void *arg);
+/* Arm on the calling CPU (re-arming moves it). */
+void timer_set(struct timer *t, uint64_t deadline);
+void timer_cancel(struct timer *t);
+void timer_interrupt(void);             /* the LAPIC timer vector's handler */
+void timer_cpu_init(void);
+
+#endif

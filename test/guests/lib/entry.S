@@ -1,0 +1,63 @@
+/*
+ * entry.S: exception entry points. For a 64-bit PV guest Xen builds the frame
+ * [rcx, r11, (error code), rip, cs, rflags, rsp, ss] on the kernel stack: it used rcx and r11 to
+ * get back to us. Each stub restores those two, makes the frame uniform (a 0 where the CPU pushes
+ * no error code, then the vector) and hands a struct trap_frame to trap_fatal(), which never returns.
+ */
+	.text
+	.code64
+
+.macro TRAP vec:req, err=0
+	.globl trap_\vec
+trap_\vec:
+	pop	%rcx
+	pop	%r11
+	.if \err == 0
+	push	$0
+	.endif
+	push	$\vec
+	jmp	trap_common
+.endm
+
+TRAP 0
+TRAP 1
+TRAP 2
+TRAP 3
+TRAP 4
+TRAP 5
+TRAP 6
+TRAP 7
+TRAP 8, 1
+TRAP 10, 1
+TRAP 11, 1
+TRAP 12, 1
+TRAP 13, 1
+TRAP 14, 1
+TRAP 16
+TRAP 17, 1
+TRAP 18
+TRAP 19
+TRAP 20
+TRAP 21, 1
+
+/* Push order matches struct trap_frame in traps.h, read from the lowest address up. */
+trap_common:
+	push	%rax
+	push	%rbx
+	push	%rcx
+	push	%rdx
+	push	%rsi
+	push	%rdi
+	push	%rbp
+	push	%r8
+	push	%r9
+	push	%r10
+	push	%r11
+	push	%r12
+	push	%r13
+	push	%r14
+	push	%r15
+	mov	%rsp, %rdi
+	and	$-16, %rsp		/* the C ABI wants a 16-byte aligned call */
+	call	trap_fatal
+	ud2

@@ -1,0 +1,20 @@
+/* traps.h: the exception frame our entry stubs build, and trap setup. */
+#ifndef GUEST_TRAPS_H
+#define GUEST_TRAPS_H
+
+#include <stdint.h>
+
+struct trap_frame {
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t vector, error_code;
+	uint64_t rip, cs, rflags, rsp, ss;
+};
+
+/* Register the trap table with Xen; returns the hypercall's result. */
+long traps_init(void);
+
+/* Print the frame and end the test as a crash. */
+_Noreturn void trap_fatal(const struct trap_frame *f);
+
+#endif

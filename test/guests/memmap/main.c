@@ -1,0 +1,121 @@
+/*
+ * memmap: what a 64-bit PV guest learns about its memory at start of day, checked against the ABI.
+ *
+ * A PV kernel sizes and lays out its memory from three sources, and a shim that gets one wrong
+ * breaks Linux early and obscurely:
+ *  - XENMEM_memory_map: the guest's pseudo-physical map in E820 form. Entries must be sorted,
+ *    non-overlapping, of valid E820 types, and the RAM in it must hold the nr_pages we were given.
+ *    -ENOSYS is allowed (public/memory.h; Linux then assumes one RAM region of nr_pages).
+ *  - XENMEM_current_reservation (our pages now: nr_pages at boot) and _maximum_reservation
+ *    (at least that); XENMEM_machphys_mapping (where the read-only m2p is: inside Xen's hole).
+ *  - start_info (startinfo.c) and the bootstrap address space it describes (layout.c), after
+ *    public/xen.h "Start-of-day memory layout": element order, 4 KiB alignment, read-only page
+ *    tables, a p2m and m2p that agree, at least 512 KiB of mapped padding, a 4 MiB-aligned end.
+ */
+#include "guest.h"
+#include "memmap.h"
+
+const char test_title[] = "memmap: memory map, reservations, start_info and the bootstrap layout";
+
+/* One entry of the map XENMEM_memory_map returns: the BIOS E820 format, 20 bytes, packed. */
+struct e820_entry {
+	uint64_t addr, size;
+	uint32_t type;
+} __attribute__((packed));
+
+#define E820_MAX 128
+
+static const char *e820_type(uint32_t t)
+{
+	static const char *const names[] = { "?", "RAM", "reserved", "ACPI", "NVS", "unusable",
+					     "?", "persistent" };
+
+	return t < ARRAY_SIZE(names) ? names[t] : "?";
+}
+
+static bool e820_type_valid(uint32_t t)
+{
+	return (t >= 1 && t <= 5) || t == 7;
+}
+
+static void memory_map(void)
+{
+	static struct e820_entry map[E820_MAX];
+	struct xen_memory_map mm = { .nr_entries = E820_MAX };
+	uint64_t ram = 0, prev_end = 0;
+	bool sorted = true, sane = true;
+	long rc;
+
+	set_xen_guest_handle(mm.buffer, map);
+	rc = hypercall_memory_op(XENMEM_memory_map, &mm);
+	if (rc == -XEN_ENOSYS) {
+		printf("XENMEM_memory_map: -ENOSYS (allowed: the guest assumes RAM = nr_pages)\n");
+		return;
+	}
+	if (!check(rc == 0, "XENMEM_memory_map: rc %ld (%s)", rc, errno_name(rc)))
+		return;
+	if (!check(mm.nr_entries >= 1 && mm.nr_entries <= E820_MAX, "%u entries (1..%u)",
+		   mm.nr_entries, E820_MAX))
+		return;
+
+	for (unsigned int i = 0; i < mm.nr_entries; i++) {
+		const struct e820_entry *e = &map[i];
+		uint64_t end = e->addr + e->size;
+
+		printf("    %#014lx-%#014lx %s (%u)\n", (unsigned long)e->addr, (unsigned long)end,
+		       e820_type(e->type), e->type);
+		if (!e->size || end < e->addr || !e820_type_valid(e->type))
+			sane = false;
+		if (i && e->addr < prev_end)
+			sorted = false;
+		prev_end = end;
+		if (e->type == 1)
+			ram += e->size;
+	}
+	check(sane, "every entry has a size, does not wrap, and has a valid E820 type");
+	check(sorted, "entries are sorted by address and do not overlap");
+	check(ram >= (uint64_t)start_info->nr_pages << PAGE_SHIFT,
+	      "RAM in the map (%lu pages) holds nr_pages (%lu)", (unsigned long)(ram >> PAGE_SHIFT),
+	      start_info->nr_pages);
+}
+
+static void reservations(void)
+{
+	domid_t self = DOMID_SELF;
+	long cur = hypercall_memory_op(XENMEM_current_reservation, &self);
+	long max = hypercall_memory_op(XENMEM_maximum_reservation, &self);
+
+	printf("reservation: current %ld pages, maximum %ld pages, start_info nr_pages %lu\n",
+	       cur, max, start_info->nr_pages);
+	check(cur == (long)start_info->nr_pages, "current reservation equals nr_pages at boot");
+	check(max >= cur, "maximum reservation is at least the current one");
+}
+
+static unsigned long machphys(void)
+{
+	struct xen_machphys_mapping mp = { 0 };
+	long rc = hypercall_memory_op(XENMEM_machphys_mapping, &mp);
+
+	if (!check(rc == 0, "XENMEM_machphys_mapping: rc %ld (%s)", rc, errno_name(rc)))
+		return 0;
+	printf("    m2p at %#lx-%#lx, max_mfn %#lx\n", (unsigned long)mp.v_start,
+	       (unsigned long)mp.v_end, (unsigned long)mp.max_mfn);
+	if (!check(mp.v_start == (unsigned long)machine_to_phys_mapping &&
+		   mp.v_end > mp.v_start && mp.v_end <= HYPERVISOR_VIRT_END,
+		   "the m2p starts at machine_to_phys_mapping, inside Xen's hole"))
+		return 0;
+	unsigned long slots = (mp.v_end - mp.v_start) / sizeof(unsigned long);
+
+	return mp.max_mfn < slots ? mp.max_mfn + 1 : slots;
+}
+
+void test_main(void)
+{
+	unsigned long m2p_entries;
+
+	memory_map();
+	reservations();
+	m2p_entries = machphys();
+	check_start_info();
+	check_layout(m2p_entries);
+}
