@@ -29,6 +29,7 @@ struct l0_ops {
     int (*evtchn_close)(uint32_t port);
 
     void (*report)(void);               /* boot-report lines about the L0 */
+    void (*report_counters)(void);      /* what we cost the L0 (hypercalls by op), at shutdown */
     void (*shutdown)(unsigned reason) __noreturn;  /* reason: SHUTDOWN_* */
 };
 

@@ -10,6 +10,7 @@
 #include "l0.h"
 #include "paging.h"
 #include "time.h"
+#include "uart.h"
 #include "x86.h"
 #include "xen.h"
 #include "xerrno.h"
@@ -59,6 +60,7 @@ static void xen_early_init(struct boot_info *bi)
     } else {
         boot_note(bi, "XENMEM_memory_map failed (%ld): using the %s map", rc, bi->mem_source);
     }
+    uart_init(false);                   /* only if console=com1 asks for it */
     xen_console_early();
 }
 
@@ -232,6 +234,23 @@ static void xen_report(void)
     xen_console_report();
 }
 
+static void xen_report_counters(void)
+{
+    static const struct { unsigned op; const char *name; } ops[] = {
+        { __HYPERVISOR_memory_op, "memory_op" }, { __HYPERVISOR_console_io, "console_io" },
+        { __HYPERVISOR_xen_version, "xen_version" }, { __HYPERVISOR_vcpu_op, "vcpu_op" },
+        { __HYPERVISOR_sched_op, "sched_op" }, { __HYPERVISOR_event_channel_op, "event_channel_op" },
+        { __HYPERVISOR_hvm_op, "hvm_op" },
+    };
+    char buf[200];
+    size_t n = 0;
+
+    for (unsigned i = 0; i < ARRAY_SIZE(ops) && n < sizeof(buf); i++)
+        if (xen_hcall_count[ops[i].op])
+            n += (size_t)snprintf_(buf + n, sizeof(buf) - n, " %s %lu", ops[i].name, xen_hcall_count[ops[i].op]);
+    pr_info("hypercalls to L0:%s\n", n ? buf : " none");
+}
+
 static __noreturn void xen_shutdown(unsigned reason)
 {
     struct sched_shutdown s = { .reason = reason };
@@ -258,5 +277,6 @@ const struct l0_ops l0_xen = {
     .evtchn_unmask = xen_evtchn_unmask,
     .evtchn_close = xen_evtchn_close,
     .report = xen_report,
+    .report_counters = xen_report_counters,
     .shutdown = xen_shutdown,
 };

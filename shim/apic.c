@@ -140,6 +140,7 @@ void apic_cpu_init(void)
     apic_write(APIC_ESR, 0);
     apic_write(APIC_TDCR, 0xb);                         /* divide by 1 */
     apic_write(APIC_LVT_TIMER, VEC_TIMER | (apic_tsc_deadline ? LVT_TSC_DEADLINE : 0));
+    mb();                               /* the mode switch lands before any deadline write */
     apic_write(APIC_TMICT, 0);
     apic_up = true;
 }

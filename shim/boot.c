@@ -61,6 +61,17 @@ void boot_add_mem(struct boot_info *bi, uint64_t start, uint64_t len, uint32_t t
     bi->mem[bi->nr_mem++] = (struct mem_range){ start, start + len, type };
 }
 
+void boot_sort_mem(struct boot_info *bi)
+{
+    for (unsigned i = 1; i < bi->nr_mem; i++) {
+        struct mem_range r = bi->mem[i];
+        unsigned j = i;
+        for (; j > 0 && bi->mem[j - 1].start > r.start; j--)
+            bi->mem[j] = bi->mem[j - 1];
+        bi->mem[j] = r;
+    }
+}
+
 static void add_module(struct boot_info *bi, uint64_t start, uint64_t end, const char *cmdline)
 {
     if (bi->nr_mods >= MAX_BOOT_MODS) {

@@ -44,6 +44,7 @@ extern struct boot_info boot_info;
 
 void boot_info_collect(unsigned kind, uint32_t info_pa);
 void boot_note(struct boot_info *bi, const char *fmt, ...) __printf(2, 3);
+void boot_sort_mem(struct boot_info *bi);
 void boot_add_mem(struct boot_info *bi, uint64_t start, uint64_t len, uint32_t type);
 const char *e820_type_name(uint32_t type);
 

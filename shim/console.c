@@ -71,8 +71,14 @@ void console_register(struct console_sink *s, bool active, bool do_replay)
 
 void console_select(unsigned mask, unsigned default_mask)
 {
+    bool any = false;
+
     if (!mask)
         mask = default_mask;
+    for (struct console_sink *s = sinks; s; s = s->next)
+        any |= (mask & s->bit) != 0;
+    if (!any && !(mask & CONS_NONE))
+        mask = default_mask;            /* asked only for sinks we lack: never go silent by accident */
     for (struct console_sink *s = sinks; s; s = s->next) {
         bool want = mask & s->bit;
         if (want && !s->active) {

@@ -1,264 +1,225 @@
-/* frame.c: the frame allocator: first/last-fit over sorted free extents, with ownership checks. */
+/* frame.c: the frame allocator over the frame-state map: aligned runs, limits, ownership checks. */
 #include "frame.h"
 #include "debug.h"
 #include "xerrno.h"
 
-void frame_pool_init(struct frame_pool *p, const char *name)
+void frame_map_init(struct frame_map *m, uint8_t *state, uint64_t nr)
 {
+    m->state = state;
+    m->nr = nr;
+    memset(state, FS_ABSENT, nr);
+}
+
+void frame_pool_init(struct frame_pool *p, const char *name, struct frame_map *m, unsigned index)
+{
+    ASSERT(index < FRAME_POOLS_MAX);
     memset(p, 0, sizeof(*p));
     p->name = name;
+    p->map = m;
+    p->free_state = (uint8_t)(FS_POOL_BASE + 2 * index);
+    p->used_state = (uint8_t)(FS_POOL_BASE + 2 * index + 1);
+    p->low_hint = m->nr;
 }
 
-static void remove_at(struct frame_extent *a, unsigned *n, unsigned i)
+static bool range_ok(const struct frame_pool *p, uint64_t start, uint64_t end)
 {
-    memmove(&a[i], &a[i + 1], (*n - i - 1) * sizeof(*a));
-    (*n)--;
+    return start <= end && end <= p->map->nr;
 }
 
-static int insert_at(struct frame_extent *a, unsigned *n, unsigned cap, unsigned i,
-                     uint64_t start, uint64_t end)
+static void note_free(struct frame_pool *p, uint64_t pfn)
 {
-    if (*n >= cap)
-        return ERR(-XEN_ENOSPC);
-    memmove(&a[i + 1], &a[i], (*n - i) * sizeof(*a));
-    a[i].start = start;
-    a[i].end = end;
-    (*n)++;
-    return 0;
-}
-
-/* Insert [start, end) into a sorted extent list, merging with neighbours; fails on overlap. */
-static int list_insert(struct frame_extent *a, unsigned *n, unsigned cap, uint64_t start, uint64_t end)
-{
-    unsigned i = 0;
-
-    while (i < *n && a[i].end < start)
-        i++;
-    /* a[i] is the first extent that ends at or after start */
-    if (i < *n && a[i].start < end && start < a[i].end)
-        return ERR(-XEN_EEXIST);
-    if (i + 1 < *n && a[i + 1].start < end)
-        return ERR(-XEN_EEXIST);
-    bool merge_left = i < *n && a[i].end == start;
-    unsigned r = merge_left ? i + 1 : i;
-    bool merge_right = r < *n && a[r].start == end;
-
-    if (merge_left && merge_right) {
-        a[i].end = a[r].end;
-        remove_at(a, n, r);
-        return 0;
-    }
-    if (merge_left) {
-        a[i].end = end;
-        return 0;
-    }
-    if (merge_right) {
-        a[r].start = start;
-        return 0;
-    }
-    return insert_at(a, n, cap, r, start, end);
-}
-
-static bool list_covers(const struct frame_extent *a, unsigned n, uint64_t start, uint64_t end)
-{
-    /* spans are merged when adjacent, so one extent must cover the whole range */
-    for (unsigned i = 0; i < n; i++)
-        if (a[i].start <= start && end <= a[i].end)
-            return true;
-    return false;
+    if (pfn < p->low_hint)
+        p->low_hint = pfn;
 }
 
 int frame_pool_add(struct frame_pool *p, uint64_t start, uint64_t end)
 {
-    int rc;
+    uint8_t *s = p->map->state;
 
-    if (start >= end)
-        return start == end ? 0 : ERR(-XEN_EINVAL);
-    for (unsigned i = 0; i < p->nr_spans; i++)
-        if (p->span[i].start < end && start < p->span[i].end)
+    if (!range_ok(p, start, end))
+        return ERR(-XEN_EINVAL);
+    for (uint64_t i = start; i < end; i++)
+        if (s[i] != FS_ABSENT)
             return ERR(-XEN_EEXIST);
-    rc = list_insert(p->span, &p->nr_spans, FRAME_POOL_SPANS, start, end);
-    if (rc)
-        return rc;
-    rc = list_insert(p->free, &p->nr_free, FRAME_POOL_EXTENTS, start, end);
-    ASSERT(rc == 0 || rc == -XEN_ENOSPC);
-    if (rc)
-        return rc;      /* span recorded but not free: the frames are lost, not corrupted */
+    memset(s + start, p->free_state, end - start);
     p->free_frames += end - start;
     p->total_frames += end - start;
+    if (end > start)
+        note_free(p, start);
     return 0;
 }
 
-/* Remove [start, end) ∩ free from the free list. */
-static int take_range(struct frame_pool *p, uint64_t start, uint64_t end)
+static int retag_free(struct frame_pool *p, uint64_t start, uint64_t end, uint8_t to, bool still_ours)
 {
-    for (unsigned i = 0; i < p->nr_free && start < end;) {
-        struct frame_extent *e = &p->free[i];
-        if (e->end <= start) {
-            i++;
+    uint8_t *s = p->map->state;
+
+    if (!range_ok(p, start, end))
+        return ERR(-XEN_EINVAL);
+    for (uint64_t i = start; i < end; i++) {
+        if (s[i] != p->free_state)
             continue;
-        }
-        if (e->start >= end)
-            break;
-        uint64_t s = MAX(e->start, start), t = MIN(e->end, end);
-        p->free_frames -= t - s;
-        if (s == e->start && t == e->end) {
-            remove_at(p->free, &p->nr_free, i);
-        } else if (s == e->start) {
-            e->start = t;
-            i++;
-        } else if (t == e->end) {
-            e->end = s;
-            i++;
-        } else {
-            uint64_t old_end = e->end;
-            e->end = s;
-            int rc = insert_at(p->free, &p->nr_free, FRAME_POOL_EXTENTS, i + 1, t, old_end);
-            if (rc) {
-                /* keep the list consistent: lose the upper piece rather than corrupt */
-                p->free_frames -= old_end - t;
-                return rc;
-            }
-            i += 2;
-        }
+        s[i] = to;
+        p->free_frames--;
+        if (!still_ours)
+            p->total_frames--;
     }
     return 0;
 }
 
+int frame_pool_remove(struct frame_pool *p, uint64_t start, uint64_t end)
+{
+    if (start >= p->map->nr)
+        return 0;                       /* beyond RAM: nothing of ours there */
+    return retag_free(p, start, MIN(end, p->map->nr), FS_RESERVED, false);
+}
+
 int frame_pool_carve(struct frame_pool *p, uint64_t start, uint64_t end)
 {
-    if (start > end)
-        return ERR(-XEN_EINVAL);
-    return take_range(p, start, end);
+    if (start >= p->map->nr)
+        return 0;
+    return retag_free(p, start, MIN(end, p->map->nr), p->used_state, true);
+}
+
+/* Length of the free run of this pool starting at pfn, stopping at `end`. */
+static uint64_t run_at(const struct frame_pool *p, uint64_t pfn, uint64_t end)
+{
+    const uint8_t *s = p->map->state;
+    uint64_t i = pfn;
+
+    while (i < end && s[i] == p->free_state)
+        i++;
+    return i - pfn;
 }
 
 int64_t frame_alloc(struct frame_pool *p, uint64_t nr, unsigned align_order, uint64_t limit,
                     enum frame_policy policy)
 {
-    uint64_t align = 1ull << align_order;
+    const uint8_t *s = p->map->state;
+    uint64_t align = 1ull << align_order, end = limit ? MIN(limit, p->map->nr) : p->map->nr;
+    int64_t found = -1;
 
     if (!nr || align_order > 40)
         return ERR(-XEN_EINVAL);
-    if (!limit)
-        limit = UINT64_MAX;
-    for (unsigned k = 0; k < p->nr_free; k++) {
-        unsigned i = policy == FRAME_HIGHEST ? p->nr_free - 1 - k : k;
-        struct frame_extent *e = &p->free[i];
-        uint64_t hi = MIN(e->end, limit), s;
-        if (hi <= e->start || hi - e->start < nr)
-            continue;
-        if (policy == FRAME_HIGHEST) {
-            s = ALIGN_DOWN(hi - nr, align);
-            if (s < e->start)
-                continue;
-        } else {
-            s = ALIGN_UP(e->start, align);
-            if (s < e->start || s + nr > hi || s + nr < s)
-                continue;
+    if (nr > p->free_frames || nr > end)
+        return ERR(-XEN_ENOMEM);
+    if (policy == FRAME_LOWEST) {
+        uint64_t pfn = ALIGN_UP(p->low_hint, align);
+        while (pfn + nr <= end) {
+            uint64_t run = run_at(p, pfn, pfn + nr);
+            if (run == nr) {
+                found = (int64_t)pfn;
+                break;
+            }
+            pfn = ALIGN_UP(pfn + run + 1, align);       /* past the frame that stopped us */
         }
-        int rc = take_range(p, s, s + nr);
-        if (rc)
-            return rc;
-        return (int64_t)s;
+    } else {
+        uint64_t pfn = ALIGN_DOWN(end - nr, align);
+        for (;;) {
+            /* the highest frame in the window that is not free decides where to look next */
+            uint64_t b = pfn + nr;
+            while (b > pfn && s[b - 1] == p->free_state)
+                b--;
+            if (b == pfn) {
+                found = (int64_t)pfn;
+                break;
+            }
+            b--;                                        /* the blocker */
+            if (b < nr)
+                break;
+            pfn = ALIGN_DOWN(b - nr, align);            /* windows ending at or before b */
+        }
     }
-    return ERR(-XEN_ENOMEM);
+    if (found < 0)
+        return ERR(-XEN_ENOMEM);
+    memset(p->map->state + found, p->used_state, nr);
+    p->free_frames -= nr;
+    if ((uint64_t)found == p->low_hint)
+        p->low_hint = (uint64_t)found + nr;
+    return found;
 }
 
 int frame_free(struct frame_pool *p, uint64_t start, uint64_t nr)
 {
-    if (!nr || start + nr < start)
+    uint8_t *s = p->map->state;
+
+    if (!nr || start + nr < start || start + nr > p->map->nr)
         return ERR(-XEN_EINVAL);
-    if (!list_covers(p->span, p->nr_spans, start, start + nr))
-        return ERR(-XEN_EPERM);             /* not ours: a guest frame freed to the shim, or vice versa */
-    int rc = list_insert(p->free, &p->nr_free, FRAME_POOL_EXTENTS, start, start + nr);
-    if (rc)
-        return rc;                          /* -EEXIST: double free */
+    for (uint64_t i = start; i < start + nr; i++) {
+        if (s[i] == p->free_state)
+            return ERR(-XEN_EEXIST);                    /* double free */
+        if (s[i] != p->used_state)
+            return ERR(-XEN_EPERM);                     /* not ours: another pool's, a hole */
+    }
+    memset(s + start, p->free_state, nr);
     p->free_frames += nr;
+    note_free(p, start);
     return 0;
 }
 
 bool frame_pool_owns(const struct frame_pool *p, uint64_t start, uint64_t nr)
 {
-    return nr && list_covers(p->span, p->nr_spans, start, start + nr);
+    if (!nr || start + nr > p->map->nr || start + nr < start)
+        return false;
+    for (uint64_t i = start; i < start + nr; i++)
+        if (p->map->state[i] != p->free_state && p->map->state[i] != p->used_state)
+            return false;
+    return true;
 }
 
 bool frame_is_free(const struct frame_pool *p, uint64_t pfn)
 {
-    return list_covers(p->free, p->nr_free, pfn, pfn + 1);
+    return pfn < p->map->nr && p->map->state[pfn] == p->free_state;
 }
 
 int frame_pool_transfer(struct frame_pool *from, struct frame_pool *to, uint64_t nr, uint64_t limit)
 {
-    if (nr > from->free_frames)
+    uint8_t *s = from->map->state;
+    uint64_t end = limit ? MIN(limit, from->map->nr) : from->map->nr, have = 0;
+
+    if (from->map != to->map)
+        return ERR(-XEN_EINVAL);
+    for (uint64_t i = end; i-- > 0 && have < nr;)
+        have += s[i] == from->free_state;
+    if (have < nr)
         return ERR(-XEN_ENOMEM);
-    while (nr) {
-        /* the highest free extent below limit */
-        int pick = -1;
-        for (unsigned i = 0; i < from->nr_free; i++)
-            if (!limit || from->free[i].start < limit)
-                pick = (int)i;
-        if (pick < 0)
-            return ERR(-XEN_ENOMEM);
-        struct frame_extent e = from->free[pick];
-        uint64_t hi = limit ? MIN(e.end, limit) : e.end;
-        uint64_t n = MIN(nr, hi - e.start), s = hi - n;
-        int rc = take_range(from, s, hi);
-        if (rc)
-            return rc;
-        /* ownership moves too: the range leaves from's spans */
-        for (unsigned i = 0; i < from->nr_spans; i++) {
-            struct frame_extent *sp = &from->span[i];
-            if (sp->start <= s && hi <= sp->end) {
-                from->total_frames -= n;
-                if (sp->start == s && sp->end == hi)
-                    remove_at(from->span, &from->nr_spans, i);
-                else if (sp->start == s)
-                    sp->start = hi;
-                else if (sp->end == hi)
-                    sp->end = s;
-                else {
-                    uint64_t old = sp->end;
-                    sp->end = s;
-                    rc = insert_at(from->span, &from->nr_spans, FRAME_POOL_SPANS, i + 1, hi, old);
-                    if (rc)
-                        return rc;
-                }
-                break;
-            }
-        }
-        rc = frame_pool_add(to, s, hi);
-        if (rc)
-            return rc;
-        nr -= n;
+    for (uint64_t i = end; i-- > 0 && nr;) {
+        if (s[i] != from->free_state)
+            continue;
+        s[i] = to->free_state;
+        from->free_frames--;
+        from->total_frames--;
+        to->free_frames++;
+        to->total_frames++;
+        note_free(to, i);
+        nr--;
     }
     return 0;
 }
 
-static int check_list(const struct frame_extent *a, unsigned n, uint64_t *sum)
+uint64_t frame_pool_next_free(const struct frame_pool *p, uint64_t *pfn)
 {
-    *sum = 0;
-    for (unsigned i = 0; i < n; i++) {
-        if (a[i].start >= a[i].end)
-            return ERR(-XEN_EFAULT);
-        if (i && a[i - 1].end >= a[i].start)
-            return ERR(-XEN_EFAULT);        /* unsorted, overlapping or unmerged */
-        *sum += a[i].end - a[i].start;
-    }
-    return 0;
+    uint64_t i = MAX(*pfn, p->low_hint);
+
+    while (i < p->map->nr && p->map->state[i] != p->free_state)
+        i++;
+    *pfn = i;
+    return i < p->map->nr ? i + run_at(p, i, p->map->nr) : 0;
 }
 
 int frame_pool_check(const struct frame_pool *p)
 {
-    uint64_t free_sum, span_sum;
-    int rc;
+    uint64_t nfree = 0, nused = 0;
 
-    if ((rc = check_list(p->free, p->nr_free, &free_sum)) ||
-        (rc = check_list(p->span, p->nr_spans, &span_sum)))
-        return rc;
-    if (free_sum != p->free_frames || span_sum != p->total_frames)
+    for (uint64_t i = 0; i < p->map->nr; i++) {
+        if (p->map->state[i] == p->free_state) {
+            if (i < p->low_hint)
+                return ERR(-XEN_EFAULT);
+            nfree++;
+        } else if (p->map->state[i] == p->used_state) {
+            nused++;
+        }
+    }
+    if (nfree != p->free_frames || nfree + nused != p->total_frames)
         return ERR(-XEN_EFAULT);
-    for (unsigned i = 0; i < p->nr_free; i++)
-        if (!list_covers(p->span, p->nr_spans, p->free[i].start, p->free[i].end))
-            return ERR(-XEN_EFAULT);
     return 0;
 }

@@ -105,9 +105,12 @@ common32:
     ljmp $0x08, $PA(start64_low)
 
 no_boot:
-    /* No way to report yet: tell a QEMU isa-debug-exit "crash" (3), then stop. */
+    /* No way to report yet: tell a QEMU isa-debug-exit "crash" (3), else triple-fault (an HVM
+     * L0 crashes the domain, a PC resets), rather than hang. */
     movb $3, %al
     outb %al, $0xf4
+    lidt PA(null_idtr)
+    int3
 2:  hlt
     jmp 2b
 
@@ -142,6 +145,9 @@ boot_gdt_end:
 boot_gdtr:
     .word boot_gdt_end - boot_gdt - 1
     .long PA(boot_gdt)
+null_idtr:
+    .word 0
+    .long 0
 
     .data
     .balign 4

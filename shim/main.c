@@ -59,8 +59,9 @@ static void boot_report(void)
     pr_info("  clock: %s, TSC %lu.%03lu MHz%s; timer: %s%s\n", l0->clock_name, tsc_hz / 1000000,
             tsc_hz / 1000 % 1000, cpu_has.invariant_tsc ? " (invariant)" : "", apic_timer_name(), tmr);
     console_list(buf, sizeof(buf));
-    pr_info("  console: %s; loglvl %s, guest_loglvl %s; NX %s, global pages off\n", buf,
-            log_level_name(console_loglvl), log_level_name(console_guest_loglvl), cpu_has.nx ? "on" : "off");
+    pr_info("  console: %s; loglvl %s, guest_loglvl %s; NX %s, global pages off%s\n", buf,
+            log_level_name(console_loglvl), log_level_name(console_guest_loglvl), cpu_has.nx ? "on" : "off",
+            opts.global_pages == 1 ? " (global-pages=1 is not implemented yet)" : "");
 }
 
 static void bsp_main(void *unused)
@@ -114,6 +115,7 @@ void start_shim(unsigned kind, uint32_t info_pa)
     if (opts.guest_loglvl >= 0)
         console_guest_loglvl = opts.guest_loglvl;
     l0->early_init(&boot_info);
+    boot_sort_mem(&boot_info);
     console_select(opts.console, l0->default_console);
 
     pr_info("pvshim starting: %s boot, L0 %s\n", kind == BOOT_PVH ? "PVH" : "multiboot", l0->name);

@@ -10,6 +10,8 @@
 #include "xerrno.h"
 
 struct frame_pool shim_pool, guest_pool;
+struct frame_map frame_map;
+static uint64_t map_pa_saved;
 uint64_t trampoline_pa;
 static spinlock_t lock = SPINLOCK_INIT;
 
@@ -32,12 +34,61 @@ static uint64_t shim_frames_wanted(const struct shim_opts *o, uint64_t total)
     return MIN(want, total / 2);
 }
 
+static bool overlaps(uint64_t s, uint64_t e, uint64_t s2, uint64_t e2)
+{
+    return s < e2 && s2 < e;
+}
+
+/* Where the frame-state map can go before any allocator exists: the top of a RAM range below
+ * 4 GiB (reachable through head.S's identity map) clear of the image and the modules. */
+static uint64_t place_map(const struct boot_info *bi, uint64_t bytes)
+{
+    uint64_t img_s = (uintptr_t)__image_start - IMAGE_VOFFSET, img_e = (uintptr_t)__image_end - IMAGE_VOFFSET;
+    uint64_t best = 0;
+
+    for (unsigned i = 0; i < bi->nr_mem; i++) {
+        const struct mem_range *m = &bi->mem[i];
+        if (m->type != E820_RAM)
+            continue;
+        uint64_t top = ALIGN_DOWN(MIN(m->end, 4ull << 30), PAGE_SIZE);
+        while (top >= m->start + bytes && top - bytes >= PAGE_SIZE) {
+            uint64_t s = ALIGN_DOWN(top - bytes, PAGE_SIZE), clash = 0;
+            if (s < m->start)
+                break;
+            if (overlaps(s, top, img_s, img_e))
+                clash = img_s;
+            for (unsigned k = 0; k < bi->nr_mods; k++)
+                if (overlaps(s, top, bi->mods[k].start, bi->mods[k].end))
+                    clash = clash ? MIN(clash, bi->mods[k].start) : bi->mods[k].start;
+            for (unsigned k = 0; k < bi->nr_mem; k++)
+                if (bi->mem[k].type != E820_RAM && overlaps(s, top, bi->mem[k].start, bi->mem[k].end))
+                    clash = clash ? MIN(clash, bi->mem[k].start) : bi->mem[k].start;
+            if (!clash) {
+                best = MAX(best, s);
+                break;
+            }
+            top = ALIGN_DOWN(clash, PAGE_SIZE);
+        }
+    }
+    return best;
+}
+
 int mm_init(const struct boot_info *bi, const struct shim_opts *o)
 {
+    uint64_t max_pfn = 0;
     int rc;
 
-    frame_pool_init(&guest_pool, "guest");
-    frame_pool_init(&shim_pool, "shim");
+    for (unsigned i = 0; i < bi->nr_mem; i++)
+        if (bi->mem[i].type == E820_RAM)
+            max_pfn = MAX(max_pfn, PFN_DOWN(bi->mem[i].end));
+    uint64_t map_bytes = ALIGN_UP(max_pfn, PAGE_SIZE);
+    uint64_t map_pa = place_map(bi, map_bytes);
+    if (!map_pa)
+        return ERR(-XEN_ENOMEM);
+    frame_map_init(&frame_map, phys_to_virt(map_pa), max_pfn);
+    frame_pool_init(&shim_pool, "shim", &frame_map, 0);
+    frame_pool_init(&guest_pool, "guest", &frame_map, 1);
+
     for (unsigned i = 0; i < bi->nr_mem; i++) {
         const struct mem_range *m = &bi->mem[i];
         if (m->type == E820_RAM && PFN_UP(m->start) < PFN_DOWN(m->end) &&
@@ -47,15 +98,18 @@ int mm_init(const struct boot_info *bi, const struct shim_opts *o)
     for (unsigned i = 0; i < bi->nr_mem; i++) {
         const struct mem_range *m = &bi->mem[i];
         if (m->type != E820_RAM)
-            frame_pool_carve(&guest_pool, PFN_DOWN(m->start), PFN_UP(m->end));
+            frame_pool_remove(&guest_pool, PFN_DOWN(m->start), PFN_UP(m->end));
     }
-    frame_pool_carve(&guest_pool, 0, 1);    /* real-mode IVT, and NULL stays unbacked */
-    frame_pool_carve(&guest_pool, PFN_DOWN((uintptr_t)__image_start - IMAGE_VOFFSET),
-                     PFN_UP((uintptr_t)__image_end - IMAGE_VOFFSET));
+    frame_pool_remove(&guest_pool, 0, 1);   /* real-mode IVT, and NULL stays unbacked */
+    frame_pool_remove(&guest_pool, PFN_DOWN((uintptr_t)__image_start - IMAGE_VOFFSET),
+                      PFN_UP((uintptr_t)__image_end - IMAGE_VOFFSET));
+    /* the boot modules (the PV kernel, its initrd) are guest memory in use until the builder is done */
     for (unsigned i = 0; i < bi->nr_mods; i++)
         frame_pool_carve(&guest_pool, PFN_DOWN(bi->mods[i].start), PFN_UP(bi->mods[i].end));
 
-    /* one page below 1 MiB for the AP trampoline, then the shim's pool below 4 GiB */
+    /* the shim's pool: the map itself, one page below 1 MiB for the AP trampoline, then the top
+     * frames below 4 GiB (page tables must be reachable from 32-bit code) */
+    frame_pool_remove(&guest_pool, PFN_DOWN(map_pa), PFN_DOWN(map_pa) + map_bytes / PAGE_SIZE);
     if ((rc = frame_pool_transfer(&guest_pool, &shim_pool, 1, PFN_1M)))
         return rc;
     int64_t t = frame_alloc(&shim_pool, 1, 0, PFN_1M, FRAME_LOWEST);
@@ -65,8 +119,15 @@ int mm_init(const struct boot_info *bi, const struct shim_opts *o)
     uint64_t want = shim_frames_wanted(o, guest_pool.free_frames);
     if ((rc = frame_pool_transfer(&guest_pool, &shim_pool, want, PFN_4G)))
         return rc;
+    map_pa_saved = map_pa;
     ASSERT(frame_pool_check(&guest_pool) == 0 && frame_pool_check(&shim_pool) == 0);
     return 0;
+}
+
+/* After paging_init: the map is reached through the direct map. */
+void mm_paging_ready(void)
+{
+    frame_map.state = phys_to_virt(map_pa_saved);
 }
 
 int64_t alloc_frame(void)
@@ -98,14 +159,19 @@ void free_frame(uint64_t pfn)
 
 static void report_pool(const struct frame_pool *p)
 {
-    pr_info("  %-5s pool: %lu KiB free of %lu KiB, %u extent%s\n", p->name, p->free_frames * 4,
-            p->total_frames * 4, p->nr_free, p->nr_free == 1 ? "" : "s");
-    for (unsigned i = 0; i < p->nr_free && i < 6; i++)
-        pr_debug("    free %#lx-%#lx\n", p->free[i].start << PAGE_SHIFT, p->free[i].end << PAGE_SHIFT);
+    uint64_t pfn = 0, end;
+    unsigned runs = 0;
+
+    for (; (end = frame_pool_next_free(p, &pfn)); pfn = end)
+        runs++;
+    pr_info("  %-5s pool: %lu KiB free of %lu KiB, in %u run%s\n", p->name, p->free_frames * 4,
+            p->total_frames * 4, runs, runs == 1 ? "" : "s");
 }
 
 void mm_report(void)
 {
     report_pool(&shim_pool);
     report_pool(&guest_pool);
+    pr_info("  frame map: %lu frames, %lu KiB at %#lx\n", frame_map.nr, ALIGN_UP(frame_map.nr, PAGE_SIZE) / 1024,
+            map_pa_saved);
 }

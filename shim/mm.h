@@ -8,9 +8,11 @@ struct boot_info;
 struct shim_opts;
 
 extern struct frame_pool shim_pool, guest_pool;
+extern struct frame_map frame_map;
 extern uint64_t trampoline_pa;          /* one page below 1 MiB for AP start-up */
 
 int mm_init(const struct boot_info *bi, const struct shim_opts *o);
+void mm_paging_ready(void);             /* paging_init switched: reach the frame map anew */
 int64_t alloc_frame(void);              /* a zeroed shim frame, below 4 GiB */
 void *alloc_page_va(void);              /* the same, as a pointer */
 void free_frame(uint64_t pfn);

@@ -202,5 +202,6 @@ int paging_init(void)
             return rc;
     write_cr3(idle_root_pa);
     phys_offset = DIRECTMAP_BASE;
+    mm_paging_ready();
     return 0;
 }

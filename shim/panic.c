@@ -74,6 +74,8 @@ void shim_shutdown(unsigned reason)
 {
     static const char *const names[] = { "poweroff", "reboot", "suspend", "crash", "watchdog", "soft_reset" };
 
+    if (l0->report_counters)
+        l0->report_counters();
     printk(LOG_INFO, "shutting down: %s\n", reason < ARRAY_SIZE(names) ? names[reason] : "?");
     console_flush();
     l0->shutdown(reason);

@@ -79,13 +79,13 @@ static void do_nmi(struct cpu_regs *r)
     printk(LOG_WARN, "NMI on CPU%u at %#lx, ignored\n", this_cpu()->id, r->rip);
 }
 
-static void fatal_exception(struct cpu_regs *r)
+static void fatal_exception(struct cpu_regs *r, uint64_t cr2)
 {
     panic_begin();
     printk(LOG_ERR, "FATAL EXCEPTION on CPU%u: %s, error code %#lx\n", this_cpu()->id,
            exc_name[r->vector & 31], r->error_code);
     if (r->vector == 14)
-        printk(LOG_ERR, "faulting address %#lx (%s %s%s%s)\n", read_cr2(),
+        printk(LOG_ERR, "faulting address %#lx (%s %s%s%s)\n", cr2,
                r->error_code & 1 ? "protection violation" : "not present",
                r->error_code & 16 ? "instruction fetch" : r->error_code & 2 ? "write" : "read",
                r->error_code & 4 ? ", user" : "", r->error_code & 8 ? ", reserved bit" : "");
@@ -96,6 +96,9 @@ static void fatal_exception(struct cpu_regs *r)
 
 void do_trap(struct cpu_regs *r)
 {
+    /* first, before anything (a hypercall exit, a nested fault) can change it */
+    uint64_t cr2 = r->vector == 14 ? read_cr2() : 0;
+
     if (r->vector >= 32) {
         irq_dispatch(r);
         return;
@@ -104,5 +107,5 @@ void do_trap(struct cpu_regs *r)
         do_nmi(r);
         return;
     }
-    fatal_exception(r);
+    fatal_exception(r, cr2);
 }

@@ -1,0 +1,284 @@
+/*
+ * ptwr-probe: guest-kernel writes straight into a live, read-only L1 page table ("writable page
+ * tables"), one instruction form at a time.
+ *
+ * A PV guest's page tables are mapped read-only in its own address space; Xen validates every
+ * entry. Besides the mmu_update / update_va_mapping hypercalls, the ABI lets a guest that enabled
+ * VMASST_TYPE_writable_pagetables (HYPERVISOR_vm_assist, public/xen.h) simply write an L1 entry:
+ * the write faults, the hypervisor decodes and emulates the instruction against the L1 page
+ * (arch/x86/pv/ro-page-fault.c: ptwr_emulated_write/cmpxchg), validates the new entry and resumes
+ * the guest after it. Linux relies on it for every instruction the native PTE helpers use: a plain
+ * `mov` (set_pte on an unpinned or pinned table), `xchg` (ptep_get_and_clear: move_ptes during
+ * exec, zap_pte_range), `lock cmpxchg` (ptep_cmpxchg / try_cmpxchg loops), `lock or`/`lock btr`
+ * (set/clear_bit on PTE flags, e.g. ptep_set_wrprotect). A shim is the hypervisor of its guest and
+ * must emulate all of them; if it cannot, the fault reaches the guest as a write to a read-only
+ * page at the fault address (CR2 in vcpu_info), which is how Linux dies.
+ *
+ * What we do: find the L1 entry that maps a scratch window page of ours (walking the bootstrap
+ * tables), then
+ *  0. with the assist disabled (if Xen lets us), a `mov` and an `xchg` to that entry must fault,
+ *     as a plain #PF on a read-only page: error code present|write, CR2 = the entry's address,
+ *     rip = the instruction. This is the fault every emulated write starts from, seen by the guest:
+ *     it shows whether CR2 survives on this bed.
+ *  1. with the assist enabled, each method writes the entry so that the window maps another
+ *     frame (xchg also clears it, as ptep_get_and_clear does; lock or fills a cleared entry;
+ *     lock btr clears the RW bit). After each: no fault, the entry reads back as written, the
+ *     instruction's own result is right (old value, cmpxchg's rax, btr's CF), and after an
+ *     INVLPG the window reads the new frame's contents (and is writable or not, as the entry says).
+ * The entry is put back with update_va_mapping between methods.
+ */
+#include "guest.h"
+#include "traps.h"
+
+const char test_title[] = "ptwr-probe: writable page tables (mov, xchg, lock cmpxchg, lock or, lock btr on an L1 entry)";
+
+#define PTE_OP_FAULTED 0xfa017ed0fa017ed0UL
+enum { OP_MOV, OP_XCHG, OP_CMPXCHG, OP_OR, OP_BTR };
+
+unsigned long pte_op(unsigned long method, uint64_t *p, uint64_t val, uint64_t cmp);
+extern char pte_op_mov[], pte_op_xchg[], pte_op_cmpxchg[], pte_op_or[], pte_op_btr[];
+extern unsigned long pf_count, pf_error, pf_rip, pf_rsp;
+extern char pf_entry[];
+
+/* The library's stubs for every other vector (fatal), ours for #PF. */
+#define T(v) extern char trap_##v[];
+T(0) T(1) T(2) T(3) T(4) T(5) T(6) T(7) T(8) T(10) T(11) T(12) T(13) T(16) T(17) T(18) T(19)
+T(20) T(21)
+#undef T
+#define E(v, dpl) { (v), (dpl) | 4, FLAT_KERNEL_CS, (unsigned long)trap_##v }
+static struct trap_info trap_table[] = {
+	E(0, 0), E(1, 0), E(2, 0), E(3, 3), E(4, 3), E(5, 0), E(6, 0), E(7, 0),
+	E(8, 0), E(10, 0), E(11, 0), E(12, 0), E(13, 0),
+	{ 14, 4, FLAT_KERNEL_CS, (unsigned long)pf_entry },
+	E(16, 0), E(17, 0), E(18, 0), E(19, 0), E(20, 0), E(21, 0),
+	{ 0, 0, 0, 0 },
+};
+#undef E
+
+/* The window whose entry we rewrite, and the frames it is pointed at (one per method). */
+#define NFRAMES 6
+static uint64_t window[512] __attribute__((aligned(4096)));
+static uint64_t frames[NFRAMES][512] __attribute__((aligned(4096)));
+
+static uint64_t *l1e_ptr(unsigned long va)
+{
+	uint64_t *table = (uint64_t *)start_info->pt_base;
+
+	for (int l = 4; l > 1; l--) {
+		uint64_t e = table[pt_index(va, l)];
+
+		if (!(e & PTE_PRESENT) || (l <= 3 && (e & PTE_PSE)))
+			return NULL;
+		table = (uint64_t *)(mfn_to_pfn(PTE_MFN(e)) << PAGE_SHIFT);
+	}
+	return &table[pt_index(va, 1)];
+}
+
+static long invlpg(unsigned long va)
+{
+	struct mmuext_op op = { .cmd = MMUEXT_INVLPG_LOCAL, .arg1.linear_addr = va };
+	unsigned int done = 0;
+
+	return hypercall(__HYPERVISOR_mmuext_op, (unsigned long)&op, 1, (unsigned long)&done,
+			 DOMID_SELF, 0);
+}
+
+static uint64_t frame_pte(uint64_t orig, unsigned int i)
+{
+	unsigned long mfn = pfn_to_mfn((unsigned long)frames[i] >> PAGE_SHIFT);
+
+	return (orig & ~0x000ffffffffff000UL) | (mfn << PAGE_SHIFT);
+}
+
+static uint64_t *ptep, orig;
+static bool ok_all = true;
+
+static void restore(void)
+{
+	long rc = hypercall_update_va_mapping((unsigned long)window, orig, UVMF_INVLPG);
+
+	if (rc || *ptep != orig || window[0] != 0x77696e646f770000UL)
+		test_fail("restoring the window entry: rc %ld, entry %#lx (want %#lx), window[0] %#lx",
+			  rc, (unsigned long)*ptep, (unsigned long)orig, (unsigned long)window[0]);
+}
+
+static const char *const names[] = { "mov", "xchg", "lock cmpxchg", "lock or", "lock btr" };
+static char *const insns[] = { pte_op_mov, pte_op_xchg, pte_op_cmpxchg, pte_op_or, pte_op_btr };
+
+/* Run one write; false (and the fault printed) if it faulted. */
+static bool run(unsigned int m, const char *what, uint64_t val, uint64_t cmp, unsigned long *res)
+{
+	unsigned long faults = pf_count;
+
+	*res = pte_op(m, ptep, val, cmp);
+	if (pf_count == faults)
+		return true;
+	printf("  %s %s: #PF error %#lx at rip %#lx (the %s is at %p), cr2 %#lx (entry at %p)\n",
+	       names[m], what, pf_error, pf_rip, names[m], (void *)insns[m],
+	       shared_info->vcpu_info[0].arch.cr2, (void *)ptep);
+	return false;
+}
+
+/* After a write that set the entry to `want`: the entry, and the window after INVLPG. */
+static bool verify(const char *name, uint64_t want, unsigned int frame)
+{
+	uint64_t got = *ptep;
+	bool ok = got == want;
+
+	if (!ok)
+		printf("  %s: entry %#lx, want %#lx\n", name, (unsigned long)got, (unsigned long)want);
+	if (ok && (want & PTE_PRESENT)) {
+		long rc = invlpg((unsigned long)window);
+		uint64_t seen = ((volatile uint64_t *)window)[0];
+
+		if (rc || seen != frames[frame][0]) {
+			printf("  %s: after INVLPG (rc %ld) the window reads %#lx, want frame %u's %#lx\n",
+			       name, rc, (unsigned long)seen, frame, (unsigned long)frames[frame][0]);
+			ok = false;
+		} else if (want & PTE_RW) {
+			((volatile uint64_t *)window)[1] = 0x5772697474656e00UL + frame;
+			if (frames[frame][1] != 0x5772697474656e00UL + frame) {
+				printf("  %s: a store through the window did not reach frame %u\n",
+				       name, frame);
+				ok = false;
+			}
+		}
+	}
+	return ok;
+}
+
+static void report(const char *name, bool ok, const char *detail)
+{
+	printf("METHOD %-16s %s%s%s\n", name, ok ? "ok" : "FAIL", detail ? ": " : "", detail ? detail : "");
+	check(ok, "%s on a read-only L1 entry is emulated", name);
+	ok_all &= ok;
+}
+
+/* 0: without the assist the write must fault like any write to a read-only page. */
+static void unassisted(void)
+{
+	long rc = HC(__HYPERVISOR_vm_assist, VMASST_CMD_disable, VMASST_TYPE_writable_pagetables, 0);
+	unsigned long res;
+
+	printf("vm_assist(disable, writable_pagetables): %ld %s\n", rc, errno_name(rc));
+	if (rc) {
+		printf("  (cannot turn it off: skipping the unassisted faults)\n");
+		return;
+	}
+	for (unsigned int m = OP_MOV; m <= OP_XCHG; m++) {
+		unsigned long faults = pf_count;
+		uint64_t val = frame_pte(orig, 5);
+
+		res = pte_op(m, ptep, val, 0);
+		if (pf_count == faults) {
+			/* Emulated anyway (the assist stays on for this guest): say so, no verdict. */
+			printf("  unassisted %s: no fault (emulated regardless), entry %#lx\n",
+			       names[m], (unsigned long)*ptep);
+			restore();
+			continue;
+		}
+		unsigned long cr2 = shared_info->vcpu_info[0].arch.cr2;
+
+		printf("  unassisted %s: #PF error %#lx rip %#lx cr2 %#lx\n", names[m], pf_error,
+		       pf_rip, cr2);
+		check(res == PTE_OP_FAULTED && (pf_error & 7) == 3 && pf_rip == (unsigned long)insns[m] &&
+		      cr2 == (unsigned long)ptep,
+		      "unassisted %s faults: error %#lx (want present|write, kernel: 0x3), rip %#lx (want %p), cr2 %#lx (want %p)",
+		      names[m], pf_error, pf_rip, (void *)insns[m], cr2, (void *)ptep);
+		check(*ptep == orig, "the entry is unchanged (%#lx)", (unsigned long)*ptep);
+	}
+}
+
+void test_main(void)
+{
+	unsigned long res;
+	long rc;
+	bool ok;
+
+	rc = hypercall_set_trap_table(trap_table);
+	if (rc)
+		test_fail("set_trap_table: %ld %s", rc, errno_name(rc));
+
+	for (unsigned int i = 0; i < NFRAMES; i++)
+		for (unsigned int j = 0; j < 512; j++)
+			frames[i][j] = 0x4672616d65000000UL + (i << 16) + j;
+	window[0] = 0x77696e646f770000UL;
+
+	ptep = l1e_ptr((unsigned long)window);
+	if (!ptep)
+		test_fail("no L1 entry for the window %p", (void *)window);
+	orig = *ptep;
+	uint64_t l1_map = pt_lookup((unsigned long)ptep & ~(PAGE_SIZE - 1), NULL);
+
+	printf("window %p: L1 entry at %p = %#lx; the L1 page is mapped by %#lx (%s)\n",
+	       (void *)window, (void *)ptep, (unsigned long)orig, (unsigned long)l1_map,
+	       l1_map & PTE_RW ? "writable!" : "read-only");
+	if (!check((orig & PTE_PRESENT) && (orig & PTE_RW) && (l1_map & PTE_PRESENT) &&
+		   !(l1_map & PTE_RW), "the window is mapped writable, its L1 page read-only"))
+		test_fail("unexpected bootstrap layout");
+
+	unassisted();
+
+	rc = HC(__HYPERVISOR_vm_assist, VMASST_CMD_enable, VMASST_TYPE_writable_pagetables, 0);
+	if (!check(rc == 0, "vm_assist(enable, writable_pagetables): %ld %s", rc, errno_name(rc)))
+		test_fail("cannot enable writable page tables");
+
+	char d[160];
+	uint64_t want;
+
+	/* mov: point the window at frame 0. */
+	want = frame_pte(orig, 0);
+	ok = run(OP_MOV, "", want, 0, &res) && verify("mov", want, 0);
+	report("mov", ok, NULL);
+	restore();
+
+	/* xchg: point it at frame 1; the old value comes back. */
+	want = frame_pte(orig, 1);
+	ok = run(OP_XCHG, "", want, 0, &res);
+	snprintf(d, sizeof(d), "returned %#lx (want %#lx)", res, (unsigned long)orig);
+	ok = ok && res == orig && verify("xchg", want, 1);
+	report("xchg", ok, d);
+	restore();
+
+	/* xchg with 0: Linux's ptep_get_and_clear (move_ptes, zap_pte_range). */
+	ok = run(OP_XCHG, "(clear)", 0, 0, &res);
+	snprintf(d, sizeof(d), "returned %#lx (want %#lx)", res, (unsigned long)orig);
+	ok = ok && res == orig && verify("xchg 0", 0, 0);
+	report("xchg 0 (clear)", ok, d);
+	restore();
+
+	/* lock cmpxchg: old = orig, new = frame 2; a compare that fails must not write. */
+	want = frame_pte(orig, 2);
+	ok = run(OP_CMPXCHG, "(mismatch)", want, orig ^ PTE_DIRTY, &res);
+	snprintf(d, sizeof(d), "mismatch: rax %#lx (want %#lx), entry %#lx", res,
+		 (unsigned long)orig, (unsigned long)*ptep);
+	ok = ok && res == orig && *ptep == orig;
+	report("lock cmpxchg miss", ok, d);
+	ok = run(OP_CMPXCHG, "", want, orig, &res);
+	snprintf(d, sizeof(d), "rax %#lx (want %#lx)", res, (unsigned long)orig);
+	ok = ok && res == orig && verify("lock cmpxchg", want, 2);
+	report("lock cmpxchg", ok, d);
+	restore();
+
+	/* lock or: fill a cleared entry with frame 3's mapping. */
+	rc = hypercall_update_va_mapping((unsigned long)window, 0, UVMF_INVLPG);
+	if (rc || *ptep)
+		test_fail("clearing the window entry: rc %ld, entry %#lx", rc, (unsigned long)*ptep);
+	want = frame_pte(orig, 3);
+	ok = run(OP_OR, "", want, 0, &res) && verify("lock or", want, 3);
+	report("lock or", ok, NULL);
+	restore();
+
+	/* lock btr: clear RW of a mapping of frame 4 (ptep_set_wrprotect); CF = the old bit. */
+	want = frame_pte(orig, 4);
+	rc = hypercall_update_va_mapping((unsigned long)window, want, UVMF_INVLPG);
+	if (rc)
+		test_fail("mapping frame 4: rc %ld", rc);
+	ok = run(OP_BTR, "", 1, 0, &res);
+	snprintf(d, sizeof(d), "CF %lu (want 1)", res);
+	ok = ok && res == 1 && verify("lock btr", want & ~PTE_RW, 4);
+	report("lock btr", ok, d);
+	restore();
+
+	printf("%s\n", ok_all ? "all methods emulated" : "some methods were NOT emulated");
+}

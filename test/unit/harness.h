@@ -1,0 +1,32 @@
+/* harness.h: a tiny host-side test harness: CHECK counts passes and failures, reports file:line. */
+#ifndef TEST_HARNESS_H
+#define TEST_HARNESS_H
+
+#include <stdio.h>
+
+extern unsigned test_passed, test_failed;
+
+#define CHECK(cond) do { \
+        if (cond) { \
+            test_passed++; \
+        } else { \
+            test_failed++; \
+            fprintf(stderr, "  FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+        } \
+    } while (0)
+
+#define CHECK_EQ(a, b) do { \
+        long long a_ = (long long)(a), b_ = (long long)(b); \
+        if (a_ == b_) { \
+            test_passed++; \
+        } else { \
+            test_failed++; \
+            fprintf(stderr, "  FAIL %s:%d: %s == %s (%lld != %lld)\n", __FILE__, __LINE__, #a, #b, a_, b_); \
+        } \
+    } while (0)
+
+void test_cmdline(void);
+void test_frame(void);
+void test_format(void);
+
+#endif
