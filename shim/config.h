@@ -48,4 +48,9 @@
 #define SEL_TSS           0xe040
 #define GDT_SHIM_ENTRIES  10                        /* 0xe000..0xe04f */
 
+/* struct cpu fields the SYSCALL entry reaches through %gs (checked in cpu.c). */
+#define CPU_OFF_ENTRY_SP  8                         /* stack top for entries from the guest */
+#define CPU_OFF_SCRATCH   16                        /* the guest's rsp while we switch */
+#define VEC_SYSCALL       0x100                     /* cpu_regs.vector of a SYSCALL entry */
+
 #endif

@@ -29,6 +29,8 @@ struct stack_range {
 
 struct cpu {
     struct cpu *self;                   /* must be first: this_cpu() reads %gs:0 */
+    uintptr_t entry_sp;                 /* CPU_OFF_ENTRY_SP: stack top for SYSCALL from the guest */
+    uint64_t scratch;                   /* CPU_OFF_SCRATCH */
     unsigned id;                        /* our index, 0 = BSP */
     uint32_t apic_id;
     uint32_t vcpu_id;                   /* the L0's number for this vCPU */

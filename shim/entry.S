@@ -42,6 +42,9 @@ trap_common:
     swapgs
 1:  movq %rsp, %rdi
     call do_trap
+/* Return through the struct cpu_regs at %rsp (also how a PV guest is entered and resumed). */
+    .globl trap_return
+trap_return:
     testb $3, 144(%rsp)
     jz 2f
     swapgs

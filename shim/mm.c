@@ -141,6 +141,17 @@ int64_t alloc_frame(void)
     return pfn;
 }
 
+int64_t alloc_frames(uint64_t nr)
+{
+    uint64_t f = spin_lock_irqsave(&lock);
+    int64_t pfn = frame_alloc(&shim_pool, nr, 0, 0, FRAME_LOWEST);
+    spin_unlock_irqrestore(&lock, f);
+
+    if (pfn >= 0)
+        memset(phys_to_virt((uint64_t)pfn << PAGE_SHIFT), 0, nr * PAGE_SIZE);
+    return pfn;
+}
+
 void *alloc_page_va(void)
 {
     int64_t pfn = alloc_frame();

@@ -26,15 +26,18 @@ static uint64_t leaf_flags(uint64_t f)
     return f | PTE_A | ((f & PTE_W) ? PTE_D : 0);
 }
 
-static int next_table(uint64_t *entry, uint64_t **out)
+/* `user`: PTE_U when the leaf is for ring 3 (the guest's m2p), which every level must allow. */
+static int next_table(uint64_t *entry, uint64_t **out, uint64_t user)
 {
     if (!(*entry & PTE_P)) {
         int64_t pfn = alloc_frame();
         if (pfn < 0)
             return (int)pfn;
-        *entry = ((uint64_t)pfn << PAGE_SHIFT) | PTE_P | PTE_W | PTE_A;
+        *entry = ((uint64_t)pfn << PAGE_SHIFT) | PTE_P | PTE_W | PTE_A | user;
     } else if (*entry & PTE_PS) {
         return ERR(-XEN_EEXIST);        /* a large page is in the way */
+    } else {
+        *entry |= user;
     }
     *out = phys_to_virt(*entry & PTE_ADDR);
     return 0;
@@ -48,7 +51,8 @@ int map_range(uintptr_t va, uint64_t pa, uint64_t size, uint64_t flags)
     ASSERT(idle_root_pa && IS_ALIGNED(va | pa | size, PAGE_SIZE));
     while (size) {
         uint64_t *l4 = phys_to_virt(idle_root_pa), *l3, *l2, *l1;
-        if ((rc = next_table(&l4[(va >> 39) & 511], &l3)) || (rc = next_table(&l3[(va >> 30) & 511], &l2)))
+        uint64_t u = flags & PTE_U;
+        if ((rc = next_table(&l4[(va >> 39) & 511], &l3, u)) || (rc = next_table(&l3[(va >> 30) & 511], &l2, u)))
             break;
         uint64_t *e2 = &l2[(va >> 21) & 511];
         if (IS_ALIGNED(va | pa, SZ_2M) && size >= SZ_2M && !(*e2 & PTE_P)) {
@@ -58,7 +62,7 @@ int map_range(uintptr_t va, uint64_t pa, uint64_t size, uint64_t flags)
             size -= SZ_2M;
             continue;
         }
-        if ((rc = next_table(e2, &l1)))
+        if ((rc = next_table(e2, &l1, u)))
             break;
         uint64_t *e1 = &l1[(va >> 12) & 511];
         if (*e1 & PTE_P) {

@@ -29,6 +29,10 @@ SECTIONS
     .rodata : AT(ADDR(.rodata) - IMAGE_VOFFSET) {
         __rodata_start = .;
         *(.rodata .rodata.* .rodata.trampoline)
+        . = ALIGN(8);
+        __fixup_start = .;              /* (faulting instruction, where to resume) pairs */
+        *(.fixup_table)
+        __fixup_end = .;
     } :rodata
     .note.Xen : AT(ADDR(.note.Xen) - IMAGE_VOFFSET) { *(.note.Xen) } :rodata :note
     .symtab.shim : AT(ADDR(.symtab.shim) - IMAGE_VOFFSET) {

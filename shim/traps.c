@@ -6,6 +6,8 @@
 #include "symbols.h"
 #include "x86.h"
 
+bool pv_trap(struct cpu_regs *r, uint64_t cr2);   /* pv/traps.c */
+
 static const char *const exc_name[32] = {
     "#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow", "#BR bound range",
     "#UD invalid opcode", "#NM device not available", "#DF double fault", "coprocessor overrun",
@@ -94,6 +96,25 @@ static void fatal_exception(struct cpu_regs *r, uint64_t cr2)
     panic_end();
 }
 
+struct fixup {
+    uint64_t insn, resume;
+};
+extern const struct fixup __fixup_start[], __fixup_end[];
+
+/* A fault in one of the few instructions allowed to fault (guest copies): resume at its fixup. */
+static bool fixup_exception(struct cpu_regs *r)
+{
+    if (r->vector != 14 && r->vector != 13)
+        return false;
+    for (const struct fixup *f = __fixup_start; f < __fixup_end; f++) {
+        if (f->insn == r->rip) {
+            r->rip = f->resume;
+            return true;
+        }
+    }
+    return false;
+}
+
 void do_trap(struct cpu_regs *r)
 {
     /* first, before anything (a hypercall exit, a nested fault) can change it */
@@ -107,5 +128,9 @@ void do_trap(struct cpu_regs *r)
         do_nmi(r);
         return;
     }
+    if ((r->cs & 3) && pv_trap(r, cr2))
+        return;                         /* the guest's: emulated, bounced to it, or it was crashed */
+    if (!(r->cs & 3) && fixup_exception(r))
+        return;
     fatal_exception(r, cr2);
 }

@@ -1,0 +1,72 @@
+/* domain.h: the one PV guest the shim runs: its memory, special pages, trap table and vCPU state. */
+#ifndef PV_DOMAIN_H
+#define PV_DOMAIN_H
+
+#include "cpu.h"
+#include "lib.h"
+#include "xen-abi.h"
+
+#define PV_M2P_VIRT      0xffff800000000000ull  /* RO_MPT_VIRT_START: the guest's read-only m2p */
+#define PV_HOLE_START    0xffff800000000000ull  /* HYPERVISOR_VIRT_START */
+#define PV_HOLE_END      0xffff880000000000ull  /* HYPERVISOR_VIRT_END */
+#define PV_SLOT_FIRST    256                    /* PML4 slots the shim owns in every guest L4 */
+#define PV_SLOT_LAST     271
+#define M2P_INVALID      (~0ul)
+
+/* Local event-channel ports (the guest's own namespace). */
+#define PV_PORT_CONSOLE  1
+#define PV_PORT_STORE    2
+
+struct pv_trap {
+    uint64_t address;                   /* 0: no handler */
+    uint16_t cs;
+    uint8_t flags;                      /* trap_info.flags: DPL in bits 0-1, bit 2 = mask events */
+};
+
+struct pv_domain {
+    uint64_t nr_pages;
+    uint64_t max_mfn;                   /* m2p covers [0, max_mfn) */
+    uint64_t *m2p;                      /* the shim's writable view */
+    uint64_t m2p_pa;
+    uint64_t *p2m;                      /* the guest's p2m, through the direct map */
+    uint64_t pt_pfn, nr_pt;             /* bootstrap page-table frames (guest pfns) */
+    uint64_t cr3;                       /* machine address of the current L4 */
+    uint64_t vm_assist;
+    uint32_t features;                  /* XENFEAT_ submap 0 we offer */
+    bool hypercall_page;
+
+    struct shared_info *shared;
+    uint64_t shared_mfn;
+    struct xencons_interface *cons;     /* the guest's console ring (ours: we drain it) */
+    uint64_t cons_mfn;
+    uint64_t store_mfn;
+    uint32_t store_l0_port;             /* 0: none (standalone) */
+
+    struct pv_trap traps[256];
+    uint64_t nr_hypercalls, nr_bounces, nr_emulated;
+};
+
+extern struct pv_domain pv_dom;
+
+/* build.c: build the domain from boot module 0 (and 1, the initrd), then enter it. */
+int pv_build(const struct boot_info *bi);
+void pv_enter(void) __noreturn;
+
+/* guest.c: the guest's memory from the shim (fault-safe; -XEN_EFAULT on a bad pointer). */
+int copy_from_guest(void *dst, uint64_t src, size_t n);
+int copy_to_guest(uint64_t dst, const void *src, size_t n);
+bool pv_mfn_is_guest(uint64_t mfn);     /* a frame of the guest's RAM */
+bool pv_mfn_is_special(uint64_t mfn);   /* shared_info, console or store page: mappable */
+
+/* crash.c: end the guest (and so the shim) with a one-line reason and its registers. */
+void pv_crash(const struct cpu_regs *r, const char *fmt, ...) __printf(2, 3) __noreturn;
+
+/* traps.c / syscall entry */
+bool pv_trap(struct cpu_regs *r, uint64_t cr2);     /* an exception from the guest */
+void pv_syscall(struct cpu_regs *r);                /* SYSCALL from the guest */
+void pv_time_update(void);
+
+/* console.c */
+void pv_console_kick(void);             /* the guest sent on PV_PORT_CONSOLE: drain its ring */
+
+#endif

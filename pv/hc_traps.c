@@ -1,0 +1,25 @@
+/* hc_traps.c: __HYPERVISOR_set_trap_table: the guest's exception handlers (its virtual IDT). */
+#include "domain.h"
+#include "hypercall.h"
+#include "xerrno.h"
+
+long hc_set_trap_table(uint64_t arg, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+    struct trap_info t;
+
+    if (!arg) {
+        memset(pv_dom.traps, 0, sizeof(pv_dom.traps));
+        return 0;
+    }
+    for (unsigned i = 0; i <= 256; i++, arg += sizeof(t)) {
+        if (copy_from_guest(&t, arg, sizeof(t)))
+            return -XEN_EFAULT;
+        if (!t.address)
+            return 0;
+        if (t.cs != FLAT_KERNEL_CS || (uint64_t)((int64_t)(t.address << 16) >> 16) != t.address ||
+            (t.address >= PV_HOLE_START && t.address < PV_HOLE_END))
+            return -XEN_EINVAL;
+        pv_dom.traps[t.vector] = (struct pv_trap){ t.address, t.cs, t.flags };
+    }
+    return -XEN_E2BIG;                  /* no terminating entry within 256 */
+}

@@ -1,0 +1,96 @@
+/*
+ * hypercall.c: the hypercall table. Every hypercall number of the 64-bit PV ABI appears here once:
+ * HANDLED by the shim, FORWARDED to L0 (through l0_ops, from its handler), or REFUSED with the
+ * errno given. A number not listed is refused with -ENOSYS, as Xen does.
+ */
+#include "hypercall.h"
+#include "console.h"
+#include "cpu.h"
+#include "domain.h"
+#include "xen-abi.h"
+#include "xerrno.h"
+
+enum hc_kind { HANDLED, FORWARDED, REFUSED };
+
+struct hc_entry {
+    const char *name;
+    enum hc_kind kind;
+    hc_fn fn;                           /* HANDLED, FORWARDED */
+    int err;                            /* REFUSED: what the guest gets */
+};
+
+#define H(nr, f)     [__HYPERVISOR_##nr] = { #nr, HANDLED, f, 0 }
+#define F(nr, f)     [__HYPERVISOR_##nr] = { #nr, FORWARDED, f, 0 }
+#define R(nr, e)     [__HYPERVISOR_##nr] = { #nr, REFUSED, NULL, e }
+
+static const struct hc_entry table[64] = {
+    H(set_trap_table, hc_set_trap_table),
+    R(mmu_update, -XEN_ENOSYS),             /* PV MMU: next issue */
+    R(set_gdt, -XEN_ENOSYS),
+    R(stack_switch, -XEN_ENOSYS),
+    R(set_callbacks, -XEN_ENOSYS),          /* 32-bit only */
+    R(fpu_taskswitch, -XEN_ENOSYS),
+    R(sched_op_compat, -XEN_ENOSYS),        /* obsolete */
+    R(platform_op, -XEN_EPERM),             /* dom0 only */
+    R(set_debugreg, -XEN_ENOSYS),
+    R(get_debugreg, -XEN_ENOSYS),
+    R(update_descriptor, -XEN_ENOSYS),
+    H(memory_op, hc_memory_op),
+    R(multicall, -XEN_ENOSYS),
+    H(update_va_mapping, hc_update_va_mapping),
+    R(set_timer_op, -XEN_ENOSYS),
+    R(event_channel_op_compat, -XEN_ENOSYS),
+    H(xen_version, hc_xen_version),
+    H(console_io, hc_console_io),
+    R(physdev_op_compat, -XEN_ENOSYS),
+    R(grant_table_op, -XEN_ENOSYS),
+    H(vm_assist, hc_vm_assist),
+    R(update_va_mapping_otherdomain, -XEN_EPERM),
+    R(iret, -XEN_ENOSYS),
+    R(vcpu_op, -XEN_ENOSYS),
+    R(set_segment_base, -XEN_ENOSYS),
+    R(mmuext_op, -XEN_ENOSYS),
+    R(xsm_op, -XEN_ENOSYS),
+    R(nmi_op, -XEN_ENOSYS),
+    H(sched_op, hc_sched_op),
+    R(callback_op, -XEN_ENOSYS),
+    R(xenoprof_op, -XEN_ENOSYS),
+    H(event_channel_op, hc_event_channel_op),
+    R(physdev_op, -XEN_ENOSYS),
+    R(hvm_op, -XEN_ENOSYS),                 /* not for PV guests */
+    R(sysctl, -XEN_EPERM),                  /* dom0 only */
+    R(domctl, -XEN_EPERM),                  /* dom0 only */
+    R(kexec_op, -XEN_EPERM),
+    R(tmem_op, -XEN_ENOSYS),
+    R(argo_op, -XEN_ENOSYS),
+    R(xenpmu_op, -XEN_EOPNOTSUPP),          /* Linux: "VPMU disabled by hypervisor" */
+    R(dm_op, -XEN_EPERM),
+    R(hypfs_op, -XEN_ENOSYS),
+    [__HYPERVISOR_arch_0] = { "mca", REFUSED, NULL, -XEN_EPERM },   /* dom0 only */
+};
+
+static uint64_t counts[64];
+
+long pv_hypercall(struct cpu_regs *r)
+{
+    uint64_t nr = r->rax;
+
+    pv_dom.nr_hypercalls++;
+    if (nr >= ARRAY_SIZE(table) || !table[nr].name)
+        return -XEN_ENOSYS;
+    counts[nr]++;
+    if (table[nr].kind == REFUSED || !table[nr].fn)
+        return table[nr].kind == REFUSED ? table[nr].err : -XEN_ENOSYS;
+    return table[nr].fn(r->rdi, r->rsi, r->rdx, r->r10, r->r8);
+}
+
+void pv_hypercall_report(void)
+{
+    char buf[240];
+    size_t n = 0;
+
+    for (unsigned i = 0; i < ARRAY_SIZE(table) && n < sizeof(buf); i++)
+        if (counts[i])
+            n += (size_t)snprintf_(buf + n, sizeof(buf) - n, " %s %lu", table[i].name, counts[i]);
+    pr_info("guest hypercalls:%s\n", n ? buf : " none");
+}

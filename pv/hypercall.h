@@ -1,0 +1,24 @@
+/* hypercall.h: the guest's hypercall handlers (one per hypercall) and the table that lists them all. */
+#ifndef PV_HYPERCALL_H
+#define PV_HYPERCALL_H
+
+#include "lib.h"
+
+struct cpu_regs;
+
+typedef long (*hc_fn)(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5);
+
+long hc_set_trap_table(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_update_va_mapping(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_console_io(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_xen_version(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_memory_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_vm_assist(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_sched_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_event_channel_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+
+/* Dispatch the hypercall in r (rax = number; rdi, rsi, rdx, r10, r8) and return its result. */
+long pv_hypercall(struct cpu_regs *r);
+void pv_hypercall_report(void);
+
+#endif
