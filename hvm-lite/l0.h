@@ -28,6 +28,9 @@ struct l0_ops {
     int (*evtchn_unmask)(uint32_t port);
     int (*evtchn_close)(uint32_t port);
 
+    /* The L0's xenstore ring for the guest: its frame and L0 port (NULL or an error: none). */
+    int (*store_ring)(uint64_t *pfn, uint32_t *port);
+
     void (*report)(void);               /* boot-report lines about the L0 */
     void (*report_counters)(void);      /* what we cost the L0 (hypercalls by op), at shutdown */
     void (*shutdown)(unsigned reason) __noreturn;  /* reason: SHUTDOWN_* */

@@ -221,6 +221,21 @@ static int xen_evtchn_close(uint32_t port)
     return rc ? ERR((int)rc) : 0;
 }
 
+static int xen_store_ring(uint64_t *pfn, uint32_t *port)
+{
+    struct xen_hvm_param p = { .domid = DOMID_SELF, .index = HVM_PARAM_STORE_PFN };
+    long rc = HYPERVISOR_hvm_op(HVMOP_get_param, &p);
+
+    if (rc)
+        return ERR((int)rc);
+    *pfn = p.value;
+    p.index = HVM_PARAM_STORE_EVTCHN;
+    if ((rc = HYPERVISOR_hvm_op(HVMOP_get_param, &p)))
+        return ERR((int)rc);
+    *port = (uint32_t)p.value;
+    return 0;
+}
+
 static void xen_report(void)
 {
     xen_extraversion_t extra = { 0 };
@@ -276,6 +291,7 @@ const struct l0_ops l0_xen = {
     .evtchn_send = xen_evtchn_send,
     .evtchn_unmask = xen_evtchn_unmask,
     .evtchn_close = xen_evtchn_close,
+    .store_ring = xen_store_ring,
     .report = xen_report,
     .report_counters = xen_report_counters,
     .shutdown = xen_shutdown,

@@ -13,4 +13,7 @@
 int gunzip(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t *out_len, const char **why);
 int unxz(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t *out_len, const char **why);
 
+/* crc32.c: the CRC-32 of gzip and xz (IEEE 802.3, reflected, 0xedb88320). */
+uint32_t crc32_le(const uint8_t *p, size_t n);
+
 #endif

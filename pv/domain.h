@@ -6,6 +6,8 @@
 #include "lib.h"
 #include "xen-abi.h"
 
+struct boot_info;
+
 #define PV_M2P_VIRT      0xffff800000000000ull  /* RO_MPT_VIRT_START: the guest's read-only m2p */
 #define PV_HOLE_START    0xffff800000000000ull  /* HYPERVISOR_VIRT_START */
 #define PV_HOLE_END      0xffff880000000000ull  /* HYPERVISOR_VIRT_END */
@@ -50,6 +52,7 @@ extern struct pv_domain pv_dom;
 
 /* build.c: build the domain from boot module 0 (and 1, the initrd), then enter it. */
 int pv_build(const struct boot_info *bi);
+const char *pv_build_error(void);       /* the one-line reason pv_build failed */
 void pv_enter(void) __noreturn;
 
 /* guest.c: the guest's memory from the shim (fault-safe; -XEN_EFAULT on a bad pointer). */

@@ -102,6 +102,7 @@ int64_t frame_alloc(struct frame_pool *p, uint64_t nr, unsigned align_order, uin
         return ERR(-XEN_EINVAL);
     if (nr > p->free_frames || nr > end)
         return ERR(-XEN_ENOMEM);
+    bool passed_free = align > 1;       /* did the search step over a free frame? */
     if (policy == FRAME_LOWEST) {
         uint64_t pfn = ALIGN_UP(p->low_hint, align);
         while (pfn + nr <= end) {
@@ -110,6 +111,7 @@ int64_t frame_alloc(struct frame_pool *p, uint64_t nr, unsigned align_order, uin
                 found = (int64_t)pfn;
                 break;
             }
+            passed_free |= run > 0;
             pfn = ALIGN_UP(pfn + run + 1, align);       /* past the frame that stopped us */
         }
     } else {
@@ -133,8 +135,8 @@ int64_t frame_alloc(struct frame_pool *p, uint64_t nr, unsigned align_order, uin
         return ERR(-XEN_ENOMEM);
     memset(p->map->state + found, p->used_state, nr);
     p->free_frames -= nr;
-    if ((uint64_t)found == p->low_hint)
-        p->low_hint = (uint64_t)found + nr;
+    if ((uint64_t)found == p->low_hint || (policy == FRAME_LOWEST && !passed_free))
+        p->low_hint = (uint64_t)found + nr;     /* nothing free below: skip the used frames next time */
     return found;
 }
 

@@ -7,6 +7,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "debug.h"
+#include "domain.h"
 #include "l0.h"
 #include "mm.h"
 #include "paging.h"
@@ -95,8 +96,11 @@ static void bsp_main(void *unused)
 
     if (opts.selftest != SELFTEST_OFF)
         selftest_run(opts.selftest);
-    pr_err("running a PV guest is not implemented yet\n");
-    shim_shutdown(SHUTDOWN_crash);
+    if ((rc = pv_build(&boot_info))) {
+        pr_err("guest: cannot start it: %s\n", pv_build_error());
+        shim_shutdown(SHUTDOWN_crash);
+    }
+    pv_enter();
 }
 
 void start_shim(unsigned kind, uint32_t info_pa)

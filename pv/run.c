@@ -1,0 +1,82 @@
+/* run.c: entering the guest (ring 3, its page tables), SYSCALL as the hypercall gate, its pvclock. */
+#include "domain.h"
+#include "config.h"
+#include "console.h"
+#include "cpu.h"
+#include "hypercall.h"
+#include "time.h"
+#include "x86.h"
+
+#define MSR_STAR   0xc0000081
+#define MSR_LSTAR  0xc0000082
+#define MSR_CSTAR  0xc0000083
+#define MSR_SFMASK 0xc0000084
+#define SFMASK_BITS 0x47700ul            /* IF, TF, DF, NT, AC clear on SYSCALL */
+
+extern char pv_syscall_entry[], pv_syscall_entry_compat[];
+void pv_resume(struct cpu_regs *r) __noreturn;
+uint64_t pv_entry_rip(void), pv_entry_rsi(void), pv_entry_rsp(void);
+
+void pv_syscall(struct cpu_regs *r)
+{
+    sti();
+    /* from guest kernel mode, a SYSCALL is a hypercall (guest user mode comes with the PV MMU) */
+    r->rax = (uint64_t)pv_hypercall(r);
+    cli();
+}
+
+/* vcpu_info[0].time from the shim's clock: system_time + ((tsc - tsc_timestamp) << shift) * mul >> 32. */
+void pv_time_update(void)
+{
+    static uint32_t mul;
+    static int8_t shift;
+    struct vcpu_time_info *t = &pv_dom.shared->vcpu_info[0].time;
+
+    if (!mul) {
+        uint64_t m = (1000000000ull << 32) / (tsc_hz ? tsc_hz : 1000000000ull);
+        int s = 0;
+        while (m >= (1ull << 32)) {
+            m >>= 1;
+            s++;
+        }
+        while (m < (1ull << 31)) {
+            m <<= 1;
+            s--;
+        }
+        mul = (uint32_t)m;
+        shift = (int8_t)s;
+    }
+    __atomic_store_n(&t->version, t->version + 1, __ATOMIC_SEQ_CST);
+    t->tsc_timestamp = rdtsc();
+    t->system_time = now_ns();
+    t->tsc_to_system_mul = mul;
+    t->tsc_shift = shift;
+    __atomic_store_n(&t->version, t->version + 1, __ATOMIC_SEQ_CST);
+}
+
+void pv_enter(void)
+{
+    struct cpu *c = this_cpu();
+    struct cpu_regs *r = (struct cpu_regs *)(c->stack.top - sizeof(*r));
+
+    /* entries from ring 3 (interrupts, exceptions, SYSCALL) start at the top of this stack */
+    c->entry_sp = c->stack.top;
+    c->tss.rsp[0] = c->stack.top;
+    wrmsr(MSR_STAR, ((uint64_t)SEL_RING3_CS32 << 48) | ((uint64_t)SEL_CS64 << 32));
+    wrmsr(MSR_LSTAR, (uintptr_t)pv_syscall_entry);
+    wrmsr(MSR_CSTAR, (uintptr_t)pv_syscall_entry_compat);
+    wrmsr(MSR_SFMASK, SFMASK_BITS);
+    wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
+
+    cli();
+    memset(r, 0, sizeof(*r));
+    r->rip = pv_entry_rip();
+    r->rsi = pv_entry_rsi();
+    r->rsp = pv_entry_rsp();
+    r->cs = SEL_RING3_CS64;
+    r->ss = SEL_RING3_DS;
+    r->rflags = RFLAGS_IF | 2;
+    pr_info("guest: entering at %#lx (rsp %#lx, start_info %#lx)\n", r->rip, r->rsp, r->rsi);
+    write_cr3(pv_dom.cr3);
+    pv_resume(r);
+}
