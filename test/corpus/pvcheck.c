@@ -195,6 +195,9 @@ static int do_forkexec(int iters)
 		if (WEXITSTATUS(st) != want)
 			return report(0, "child #%d exited %d, expected %d%s", i, WEXITSTATUS(st), want,
 				      WEXITSTATUS(st) == 127 ? " (execve failed)" : "");
+		/* Progress, so that a slow emulated run is not mistaken for a hang. */
+		if ((i + 1) % 50 == 0 && i + 1 < iters)
+			dprintf(1, "forkexec: %d of %d after %.1f s\n", i + 1, iters, now(CLOCK_MONOTONIC) - t0);
 	}
 	return report(1, "%d fork+exec+wait in %.2f s", iters, now(CLOCK_MONOTONIC) - t0);
 }

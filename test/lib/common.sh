@@ -6,12 +6,21 @@ PVSHIM_CACHE=${PVSHIM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pvshim}
 say() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
 
-# Version of the package apt would download now (the candidate).
-pkg_version() { apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: *//p'; }
+# Version of the package apt would download now: the candidate, or with SUITE (pkg_version PKG
+# bookworm) the newest version that suite's main component offers.
+pkg_version() {
+	if [ -n "${2:-}" ]; then
+		apt-cache madison "$1" 2>/dev/null | awk -F' [|] ' -v s=" $2/main " '
+			{ split($3, a, " "); if (" " a[2] " " == s) { gsub(/ /, "", $2); print $2; exit } }'
+	else
+		apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: *//p'
+	fi
+}
 
-# Fetch a .deb into $PVSHIM_CACHE/debs unless that exact version is already there; print its path.
+# fetch_deb PKG [SUITE]: fetch a .deb (the candidate, or SUITE's version) into $PVSHIM_CACHE/debs
+# unless that exact version is already there; print its path.
 fetch_deb() {
-	_p=$1; _v=$(pkg_version "$_p")
+	_p=$1; _v=$(pkg_version "$_p" "${2:-}")
 	[ -n "$_v" ] && [ "$_v" != "(none)" ] || die "package $_p is unknown to apt (run apt-get update?)"
 	mkdir -p "$PVSHIM_CACHE/debs"
 	for _f in "$PVSHIM_CACHE/debs/${_p}_"*.deb; do

@@ -25,7 +25,18 @@
  *     lock btr clears the RW bit). After each: no fault, the entry reads back as written, the
  *     instruction's own result is right (old value, cmpxchg's rax, btr's CF), and after an
  *     INVLPG the window reads the new frame's contents (and is writable or not, as the entry says).
- * The entry is put back with update_va_mapping between methods.
+ * The entry is put back with update_va_mapping between methods. Every fault report also shows
+ * CR2 twice: from vcpu_info and from `mov %cr2` (a privileged read the hypervisor emulates from
+ * the value it injected). "hold" on the command line keeps the guest alive (yielding) at the end,
+ * so the domain can be inspected (xl debug-keys v, xenctx).
+ *
+ * Seen on the bed (Xen 4.17 L0 in QEMU TCG, AMD SVM+NPT): plain PV passes; the stock shim passes
+ * on QEMU 7.2 but fails every method on QEMU 10.0 with CR2 = 0, even for the plain mov and the
+ * unassisted fault. Cause: QEMU 10.0's new decoder (7.2's old one is fine) checks a
+ * `mov %crN, reg` in an SVM guest against the CR0-read intercept (exit code 0), which a Xen L0
+ * always sets, so the shim's `mov %cr2` in do_page_fault exits to L0, which emulates it from its
+ * own copy of guest CR2 (never synced from the VMCB under HAP: 0). Xen upstream's
+ * "x86/svm: Always sync guest CR2 on VMExit" fixes the L0 side.
  */
 #include "guest.h"
 #include "traps.h"
