@@ -3,11 +3,14 @@
 #   make deps     install the Debian packages the build and the tests need (root)
 #   make run      the main job: boot the Debian Linux PV guest in a shim under a real Xen L0
 #   make test     host unit tests + guest runs on the real Xen L0; ends with "N passed, N failed"
+#   make install  the shim under the Xen boot directory and xl-shim on PATH (DESTDIR, PREFIX)
 export TOP := $(CURDIR)
 export O := $(TOP)/build
 
-.PHONY: all deps shim guests corpus run test unit clean
-all: shim guests
+PREFIX ?= /usr/local
+
+.PHONY: all deps shim guests tools corpus run test unit install clean
+all: shim guests tools
 
 deps:
 	@./setup/deps.sh
@@ -17,6 +20,12 @@ shim: deps
 
 guests: deps
 	@$(MAKE) --no-print-directory -C test/guests
+
+tools: deps
+	@$(MAKE) --no-print-directory -C tools/xl-shim all
+
+install: all
+	@$(MAKE) --no-print-directory -C tools/xl-shim install PREFIX=$(PREFIX)
 
 corpus: deps
 	@./test/corpus/build-corpus.sh
