@@ -31,7 +31,7 @@ corpus: deps
 	@./test/corpus/build-corpus.sh
 
 run: all corpus
-	./test/run-guest --l0 xen --shim stock --guest linux --vcpus 2
+	./test/run-guest --l0 xen --shim stock --guest linux --vcpus 1
 
 unit: deps
 	@$(MAKE) --no-print-directory -C test/unit
