@@ -3,13 +3,14 @@
 #   make deps     install the Debian packages the build and the tests need (root)
 #   make run      the main job: boot the Debian Linux PV guest in a shim under a real Xen L0
 #   make test     host unit tests + guest runs on the real Xen L0; ends with "N passed, N failed"
+#   make fuzz     fuzz the guest-image path (FUZZ_TIME=seconds, default 600; see test/fuzz/Makefile)
 #   make install  the shim under the Xen boot directory and xl-shim on PATH (DESTDIR, PREFIX)
 export TOP := $(CURDIR)
 export O := $(TOP)/build
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps shim guests tools corpus run test unit install clean
+.PHONY: all deps shim guests tools corpus run test unit fuzz install clean
 all: shim guests tools
 
 deps:
@@ -23,6 +24,9 @@ guests: deps
 
 tools: deps
 	@$(MAKE) --no-print-directory -C tools/xl-shim all
+
+fuzz: deps
+	@$(MAKE) --no-print-directory -C test/fuzz run
 
 install: all
 	@$(MAKE) --no-print-directory -C tools/xl-shim install PREFIX=$(PREFIX)

@@ -1,8 +1,10 @@
 /*
  * build.c: the PV domain builder. From boot module 0 (ELF or bzImage) and module 1 (the initrd)
  * it makes the start-of-day state of xen.h's "Start-of-day memory layout": at virt_base + pfn * 4K,
- * the kernel, the initrd (unless MOD_START_PFN), the p2m, start_info, the bootstrap page tables
- * (read-only), one page of stack, and padding to a 4 MiB boundary at least 512 KiB past it.
+ * the kernel, the initrd (unless MOD_START_PFN), the p2m (unless INIT_P2M), start_info, the
+ * bootstrap page tables (read-only), one page of stack, and padding to a 4 MiB boundary at least
+ * 512 KiB past it. An unmapped initrd (MOD_START_PFN) and an INIT_P2M p2m take the pfns after
+ * that region; the p2m is then mapped at the INIT_P2M address by more bootstrap tables.
  *
  * Memory: every frame of the guest pool becomes the guest's (nr_pages = the pool's size). The
  * initrd is not copied: its frames become the guest's pfns where it is placed. The kernel module
@@ -27,6 +29,7 @@
 #define PTE_TABLE (PTE_P | PTE_W | PTE_U | PTE_A)
 
 struct pv_domain pv_dom;
+extern char __image_start[], __image_end[];
 
 struct layout {
     uint64_t virt_base;
@@ -99,28 +102,44 @@ static int plan(const struct boot_info *bi, uint64_t nr_pages)
             pfn += lay.mod_pages;
         }
     }
-    lay.p2m_pfn = pfn;
     lay.p2m_pages = ALIGN_UP(nr_pages * 8, PAGE_SIZE) >> PAGE_SHIFT;
-    pfn += lay.p2m_pages;
+    if (!elf.init_p2m) {
+        lay.p2m_pfn = pfn;
+        pfn += lay.p2m_pages;
+    }
     lay.si_pfn = pfn++;
     lay.pt_pfn = pfn;
+    uint64_t p2m_end = elf.init_p2m + (lay.p2m_pages << PAGE_SHIFT);
     for (lay.nr_pt = 4;;) {
         uint64_t stack_end = va_of(lay.pt_pfn + lay.nr_pt + 1);
         lay.v_end = ALIGN_UP(stack_end + SZ_512K, SZ_4M);
-        uint64_t need = tables_for(lay.virt_base, lay.v_end);
+        /* with INIT_P2M, the p2m's own tables too (the L4 is shared; an overestimate is harmless) */
+        uint64_t need = tables_for(lay.virt_base, lay.v_end) + (elf.init_p2m ? tables_for(elf.init_p2m, p2m_end) - 1 : 0);
         if (need <= lay.nr_pt)
             break;
         lay.nr_pt = need;
     }
     lay.stack_pfn = lay.pt_pfn + lay.nr_pt;
     lay.boot_end_pfn = (lay.v_end - lay.virt_base) >> PAGE_SHIFT;
-    if (lay.v_end < lay.virt_base || (lay.virt_base < PV_HOLE_END && lay.v_end > PV_HOLE_START))
-        return fail(-XEN_EINVAL, "the bootstrap region would reach the hypervisor's hole");
+    bool low = lay.v_end <= (1ull << 47), high = lay.virt_base >= PV_HOLE_END;
+    if (lay.v_end < lay.virt_base || !(low || high))
+        return fail(-XEN_EINVAL, "the bootstrap region %#lx-%#lx is not canonical or reaches the hypervisor's hole",
+                    lay.virt_base, lay.v_end);
+    pfn = lay.boot_end_pfn;             /* what is not mapped in the bootstrap region goes after it */
     if (bi->nr_mods > 1 && elf.mod_start_pfn) {
-        lay.mod_pfn = lay.boot_end_pfn;
-        if (lay.mod_pfn + lay.mod_pages > nr_pages)
-            return fail(-XEN_ENOMEM, "no room for the initrd after the bootstrap region");
+        lay.mod_pfn = pfn;
+        pfn += lay.mod_pages;
     }
+    if (elf.init_p2m) {
+        lay.p2m_pfn = pfn;
+        pfn += lay.p2m_pages;
+        if (p2m_end < elf.init_p2m || (elf.init_p2m < lay.v_end && lay.virt_base < p2m_end) ||
+            !(p2m_end <= (1ull << 47) || elf.init_p2m >= PV_HOLE_END))
+            return fail(-XEN_EINVAL, "INIT_P2M %#lx-%#lx overlaps the bootstrap region or is unusable",
+                        elf.init_p2m, p2m_end);
+    }
+    if (pfn > nr_pages)
+        return fail(-XEN_ENOMEM, "no room for the initrd or the p2m after the bootstrap region");
     if (lay.boot_end_pfn > nr_pages)
         return fail(-XEN_ENOMEM, "the bootstrap region needs %lu MiB, the guest has %lu MiB",
                     lay.boot_end_pfn >> 8, nr_pages >> 8);
@@ -216,24 +235,32 @@ static void fill_hypercall_page(uint8_t *p)
     }
 }
 
+/* Map va to pfn in the bootstrap tables, taking new tables from the page-table pfns at *next. */
+static void map_boot(uint64_t *l4, uint64_t va, uint64_t pfn, uint64_t *next)
+{
+    uint64_t *t = l4;
+
+    for (unsigned shift = 39; shift > 12; shift -= 9) {
+        uint64_t *e = &t[(va >> shift) & 511];
+        if (!(*e & PTE_P)) {
+            ASSERT(*next < lay.pt_pfn + lay.nr_pt);
+            *e = (pv_dom.p2m[(*next)++] << PAGE_SHIFT) | PTE_TABLE;
+        }
+        t = frame_va((*e & PTE_ADDR) >> PAGE_SHIFT);
+    }
+    bool is_pt = pfn >= lay.pt_pfn && pfn < lay.pt_pfn + lay.nr_pt;
+    t[(va >> 12) & 511] = (pv_dom.p2m[pfn] << PAGE_SHIFT) | (is_pt ? PTE_GUEST & ~(PTE_W | PTE_D) : PTE_GUEST);
+}
+
 static void build_page_tables(void)
 {
     uint64_t next = lay.pt_pfn + 1, *l4 = pfn_va(lay.pt_pfn);
     const uint64_t *idle = phys_to_virt(idle_root_pa);
 
-    for (uint64_t pfn = 0; pfn < lay.boot_end_pfn; pfn++) {
-        uint64_t va = va_of(pfn), *t = l4;
-        for (unsigned shift = 39; shift > 12; shift -= 9) {
-            uint64_t *e = &t[(va >> shift) & 511];
-            if (!(*e & PTE_P)) {
-                ASSERT(next < lay.pt_pfn + lay.nr_pt);
-                *e = (pv_dom.p2m[next++] << PAGE_SHIFT) | PTE_TABLE;
-            }
-            t = frame_va((*e & PTE_ADDR) >> PAGE_SHIFT);
-        }
-        bool is_pt = pfn >= lay.pt_pfn && pfn < lay.pt_pfn + lay.nr_pt;
-        t[(va >> 12) & 511] = (pv_dom.p2m[pfn] << PAGE_SHIFT) | (is_pt ? PTE_GUEST & ~(PTE_W | PTE_D) : PTE_GUEST);
-    }
+    for (uint64_t pfn = 0; pfn < lay.boot_end_pfn; pfn++)
+        map_boot(l4, va_of(pfn), pfn, &next);
+    for (uint64_t i = 0; elf.init_p2m && i < lay.p2m_pages; i++)
+        map_boot(l4, elf.init_p2m + (i << PAGE_SHIFT), lay.p2m_pfn + i, &next);
     for (unsigned s = PV_SLOT_FIRST; s <= PV_SLOT_LAST; s++)
         l4[s] = idle[s];
     pv_dom.cr3 = pv_dom.p2m[lay.pt_pfn] << PAGE_SHIFT;
@@ -252,7 +279,11 @@ static void fill_start_info(const struct boot_info *bi)
     si->console.domU.evtchn = PV_PORT_CONSOLE;
     si->pt_base = va_of(lay.pt_pfn);
     si->nr_pt_frames = lay.nr_pt;
-    si->mfn_list = va_of(lay.p2m_pfn);
+    si->mfn_list = elf.init_p2m ? elf.init_p2m : va_of(lay.p2m_pfn);
+    if (elf.init_p2m) {
+        si->first_p2m_pfn = lay.p2m_pfn;
+        si->nr_p2m_frames = lay.p2m_pages;
+    }
     if (bi->nr_mods > 1) {
         si->mod_len = bi->mods[1].end - bi->mods[1].start;
         if (elf.mod_start_pfn) {
@@ -362,9 +393,16 @@ int pv_build(const struct boot_info *bi)
 
     pr_info("guest: %s kernel (notes from %s), %lu MiB, entry %#lx%s\n", elf.guest_os[0] ? elf.guest_os : "a",
             elf.notes_from, nr_pages >> 8, elf.virt_entry, pv_dom.hypercall_page ? ", hypercall page" : "");
-    pr_info("guest: kernel %#lx-%#lx, p2m %#lx, start_info %#lx, %lu page tables at %#lx, bootstrap end %#lx\n",
-            elf.virt_kstart, elf.virt_kend, va_of(lay.p2m_pfn), va_of(lay.si_pfn), lay.nr_pt, va_of(lay.pt_pfn),
-            lay.v_end);
+    uint64_t ram = 0;
+    for (unsigned i = 0; i < bi->nr_mem; i++)
+        if (bi->mem[i].type == E820_RAM)
+            ram += bi->mem[i].end - bi->mem[i].start;
+    pr_info("guest: memory %lu KiB of %lu KiB RAM; the shim keeps %lu KiB (pool %lu KiB incl. m2p %lu KiB, image %lu KiB)\n",
+            nr_pages * 4, ram >> 10, (ram >> 10) - nr_pages * 4, shim_pool.total_frames * 4,
+            ALIGN_UP(pv_dom.max_mfn * 8, PAGE_SIZE) >> 10, (uint64_t)(__image_end - __image_start) >> 10);
+    pr_info("guest: kernel %#lx-%#lx, p2m %#lx%s, start_info %#lx, %lu page tables at %#lx, bootstrap end %#lx\n",
+            elf.virt_kstart, elf.virt_kend, elf.init_p2m ? elf.init_p2m : va_of(lay.p2m_pfn),
+            elf.init_p2m ? " (INIT_P2M)" : "", va_of(lay.si_pfn), lay.nr_pt, va_of(lay.pt_pfn), lay.v_end);
     return 0;
 }
 

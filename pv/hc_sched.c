@@ -3,7 +3,6 @@
 #include "console.h"
 #include "hypercall.h"
 #include "panic.h"
-#include "x86.h"
 #include "xerrno.h"
 
 void pv_console_flush(void);
@@ -23,7 +22,7 @@ long hc_sched_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t 
         pv_time_update();
         return 0;
     case SCHEDOP_block:
-        sti_hlt();                      /* until an interrupt: no guest events are delivered yet */
+        /* no guest events are delivered yet, so nothing could wake it: return at once */
         pv_time_update();
         return 0;
     case SCHEDOP_shutdown:

@@ -3,7 +3,7 @@
  * BCJ filter that Linux's xz payloads use. Written from the .xz file format specification.
  * Each block's LZMA2 output lands in place in the output buffer; BCJ then runs over it there.
  * CRC32 checks are verified; CRC64 and SHA-256 ones are skipped (the LZMA2 layer is still
- * bounds-checked). The index and footer after the last block are not needed and not read.
+ * bounds-checked). The index must list the blocks as decoded, and the footer must match.
  */
 #include "decompress.h"
 #include "debug.h"
@@ -157,8 +157,48 @@ static int block_header(const uint8_t *p, size_t len, struct block_hdr *h, const
     return 0;
 }
 
+#define MAX_BLOCKS 4096
+
+struct record {
+    uint64_t unpadded, usize;
+};
+
+/* The index at in[p]: the blocks' sizes, then the footer; both must agree with what we decoded. */
+static int index_and_footer(const uint8_t *in, size_t in_len, size_t p, const struct record *rec, size_t nrec,
+                            const uint8_t *flags, const char **why)
+{
+    size_t start = p++, n;
+    uint64_t count, v;
+
+    if (!vli(in + p, in_len - p, &n, &count) || count != nrec)
+        return bad(why, "xz: the index does not list the blocks decoded");
+    p += n;
+    for (size_t i = 0; i < nrec; i++) {
+        if (!vli(in + p, in_len - p, &n, &v) || v != rec[i].unpadded)
+            return bad(why, "xz: the index disagrees with a block's size");
+        p += n;
+        if (!vli(in + p, in_len - p, &n, &v) || v != rec[i].usize)
+            return bad(why, "xz: the index disagrees with a block's size");
+        p += n;
+    }
+    while ((p - start) & 3) {
+        if (p >= in_len || in[p])
+            return bad(why, "xz: bad index padding");
+        p++;
+    }
+    if (in_len - p < 4 + 12 || crc32_le(in + start, p - start) != le32(in + p))
+        return bad(why, "xz: index CRC32 mismatch or truncated footer");
+    const uint8_t *f = in + p + 4;
+    if (crc32_le(f + 4, 6) != le32(f) || ((uint64_t)le32(f + 4) + 1) * 4 != p - start + 4 ||
+        memcmp(f + 8, flags, 2) || memcmp(f + 10, "YZ", 2))
+        return bad(why, "xz: bad stream footer");
+    return 0;
+}
+
 int unxz(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t *out_len, const char **why)
 {
+    static struct record rec[MAX_BLOCKS];
+    size_t nrec = 0;
     static const size_t check_size[16] = { 0, 4, 4, 4, 8, 8, 8, 16, 16, 16, 32, 32, 32, 64, 64, 64 };
     size_t p = 12, o = 0;
     int rc;
@@ -173,8 +213,13 @@ int unxz(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t 
     for (;;) {
         if (p >= in_len)
             return bad(why, "xz: input ends before the index");
-        if (in[p] == 0)
-            break;                      /* the index: all blocks done */
+        if (in[p] == 0) {               /* the index: all blocks done */
+            if ((rc = index_and_footer(in, in_len, p, rec, nrec, in + 6, why)))
+                return rc;
+            break;
+        }
+        if (nrec == MAX_BLOCKS)
+            return bad(why, "xz: too many blocks");
         struct block_hdr h;
         if ((rc = block_header(in + p, in_len - p, &h, why)))
             return rc;
@@ -185,6 +230,7 @@ int unxz(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t 
         if ((h.has_csize && h.csize != used) || (h.has_usize && h.usize != o_end - o))
             return bad(why, "xz: block sizes differ from its header");
         p += used;
+        rec[nrec++] = (struct record){ p - bstart + check_size[check], o_end - o };
         while ((p - bstart) & 3) {
             if (p >= in_len || in[p])
                 return bad(why, "xz: bad block padding");
@@ -192,11 +238,11 @@ int unxz(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t 
         }
         if (in_len - p < check_size[check])
             return bad(why, "xz: truncated block check");
+        if (h.bcj)
+            bcj_x86(out + o, o_end - o, h.bcj_start);
         if (check == CHECK_CRC32 && crc32_le(out + o, o_end - o) != le32(in + p))
             return bad(why, "xz: block CRC32 mismatch");
         p += check_size[check];
-        if (h.bcj)
-            bcj_x86(out + o, o_end - o, h.bcj_start);
         o = o_end;
     }
     *out_len = o;

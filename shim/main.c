@@ -97,7 +97,7 @@ static void bsp_main(void *unused)
     if (opts.selftest != SELFTEST_OFF)
         selftest_run(opts.selftest);
     if ((rc = pv_build(&boot_info))) {
-        pr_err("guest: cannot start it: %s\n", pv_build_error());
+        pr_err("FATAL: cannot build the guest: %s\n", pv_build_error());
         shim_shutdown(SHUTDOWN_crash);
     }
     pv_enter();

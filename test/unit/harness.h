@@ -28,5 +28,7 @@ extern unsigned test_passed, test_failed;
 void test_cmdline(void);
 void test_frame(void);
 void test_format(void);
+void test_elf(void);
+void test_decompress(void);
 
 #endif

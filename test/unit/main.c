@@ -29,6 +29,8 @@ int main(void)
         { "cmdline", test_cmdline },
         { "frame", test_frame },
         { "format", test_format },
+        { "elf", test_elf },
+        { "decomp", test_decompress },
     };
 
     for (unsigned i = 0; i < sizeof(suites) / sizeof(suites[0]); i++) {

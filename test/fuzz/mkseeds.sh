@@ -1,0 +1,30 @@
+#!/bin/sh
+# mkseeds.sh OUT_DIR GUESTS_DIR: seed corpus for fuzz_image: the test guests' kernels (ELF), the
+# same gzip'ed and xz'ed (--x86, as Linux does), and bzImage wrappers around both payloads.
+set -eu
+out=$1 guests=$2
+mkdir -p "$out"
+bz() { # bz PAYLOAD: a minimal bzImage (boot protocol 2.15: setup 2 sectors, payload at 1024)
+	python3 - "$1" <<'PY'
+import struct, sys
+p = open(sys.argv[1], 'rb').read()
+img = bytearray(1024)
+img[0x1f1] = 1
+img[0x202:0x206] = b'HdrS'
+img[0x206:0x208] = struct.pack('<H', 0x020f)
+img[0x248:0x24c] = struct.pack('<I', 0)
+img[0x24c:0x250] = struct.pack('<I', len(p))
+sys.stdout.buffer.write(bytes(img) + p)
+PY
+}
+for k in "$guests"/*/kernel; do
+	[ -f "$k" ] || continue
+	n=$(basename "$(dirname "$k")")
+	cp "$k" "$out/$n.elf"
+	gzip -9 -n -c "$k" > "$out/$n.gz"
+	{ xz --format=xz --check=crc32 --x86 --lzma2=dict=1MiB -c "$k"; python3 -c "import os,struct,sys; sys.stdout.buffer.write(struct.pack('<I', os.path.getsize('$k')))"; } > "$out/$n.xzs"
+	bz "$out/$n.gz" > "$out/$n.bz-gz"
+	bz "$out/$n.xzs" > "$out/$n.bz-xz"
+	xz --format=xz --check=crc32 -c "$k" > "$out/$n.xz"
+	rm -f "$out/$n.xzs"
+done

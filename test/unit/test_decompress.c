@@ -1,0 +1,154 @@
+/* test_decompress.c: gunzip and unxz (with x86 BCJ) against gzip(1) and xz(1), truncation at every
+ * length, corruption, and undersized output buffers; bzimage_probe on synthetic headers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bzimage.h"
+#include "decompress.h"
+#include "harness.h"
+#include "xerrno.h"
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = malloc(n ? (size_t)n : 1);
+    *len = fread(b, 1, (size_t)n, f);
+    fclose(f);
+    return b;
+}
+
+/* Test data: text, zeros, pseudo-random bytes and x86-like call/jmp instructions. */
+static uint8_t *sample(size_t n, unsigned seed)
+{
+    uint8_t *b = malloc(n);
+    uint32_t x = seed * 2654435761u + 1;
+    static const char text[] = "the quick brown fox jumps over the lazy dog; PV shim unit test. ";
+
+    for (size_t i = 0; i < n;) {
+        x = x * 1103515245u + 12345u;
+        unsigned kind = (x >> 16) % 4, run = 16 + (x >> 8) % 200;
+        for (unsigned k = 0; k < run && i < n; k++, i++) {
+            x = x * 1103515245u + 12345u;
+            switch (kind) {
+            case 0: b[i] = (uint8_t)text[i % (sizeof(text) - 1)]; break;
+            case 1: b[i] = 0; break;
+            case 2: b[i] = (uint8_t)(x >> 16); break;
+            default: b[i] = (k % 5 == 0) ? (uint8_t)(0xe8 + ((x >> 20) & 1)) : (k % 5 == 4 ? 0 : (uint8_t)(x >> 12)); break;
+            }
+        }
+    }
+    return b;
+}
+
+typedef int (*decomp_fn)(const uint8_t *, size_t, uint8_t *, size_t, size_t *, const char **);
+
+/* Compress `data` with `cmd` (a shell pipeline reading stdin), return the result. */
+static uint8_t *compress(const uint8_t *data, size_t n, const char *cmd, size_t *clen)
+{
+    char in[] = "/tmp/pvshim-ut-XXXXXX", line[512];
+    int fd = mkstemp(in);
+    FILE *f = fdopen(fd, "wb");
+    fwrite(data, 1, n, f);
+    fclose(f);
+    snprintf(line, sizeof(line), "%s < %s > %s.out", cmd, in, in);
+    int rc = system(line);
+    snprintf(line, sizeof(line), "%s.out", in);
+    uint8_t *c = rc == 0 ? slurp(line, clen) : NULL;
+    remove(line);
+    remove(in);
+    return c;
+}
+
+static void roundtrip(const char *cmd, decomp_fn fn, size_t n, unsigned seed, bool exhaustive)
+{
+    uint8_t *data = sample(n, seed), *out = malloc(n + 64);
+    size_t clen = 0, olen = 0;
+    const char *why = NULL;
+    uint8_t *c = compress(data, n, cmd, &clen);
+
+    CHECK(c != NULL);
+    if (!c) {
+        free(data);
+        free(out);
+        return;
+    }
+    CHECK_EQ(fn(c, clen, out, n + 64, &olen, &why), 0);
+    CHECK_EQ(olen, n);
+    CHECK(olen == n && !memcmp(out, data, n));
+    if (fn(c, clen, out, n + 64, &olen, &why) != 0)
+        fprintf(stderr, "    %s, %zu bytes: %s\n", cmd, n, why);
+    /* a buffer one byte short: -ENOSPC, never an overflow (ASan watches) */
+    if (n) {
+        uint8_t *tight = malloc(n - 1 ? n - 1 : 1);
+        CHECK_EQ(fn(c, clen, tight, n - 1, &olen, &why), -XEN_ENOSPC);
+        free(tight);
+    }
+    /* truncation: every length (or a sample of them) fails cleanly */
+    size_t step = exhaustive ? 1 : clen / 97 + 1;
+    unsigned ok_trunc = 0;
+    for (size_t t = 0; t < clen; t += step) {
+        uint8_t *tc = malloc(t ? t : 1);
+        memcpy(tc, c, t);
+        ok_trunc += fn(tc, t, out, n + 64, &olen, &why) != 0;
+        free(tc);
+    }
+    CHECK_EQ(ok_trunc, (clen + step - 1) / step);
+    /* corruption: flip bytes; the result is an error or (rarely) different data, never a crash */
+    for (size_t k = 0; k < 200; k++) {
+        uint8_t *cc = malloc(clen);
+        memcpy(cc, c, clen);
+        cc[(k * 7919) % clen] ^= (uint8_t)(1 + k % 255);
+        fn(cc, clen, out, n + 64, &olen, &why);
+        free(cc);
+    }
+    free(c);
+    free(data);
+    free(out);
+}
+
+static void test_bzimage(void)
+{
+    uint8_t img[4096];
+    struct bzimage bz;
+    const char *why = "";
+
+    memset(img, 0, sizeof(img));
+    CHECK_EQ(bzimage_probe(img, sizeof(img), &bz, &why), 0);         /* not a bzImage */
+    memcpy(img + 0x202, "HdrS", 4);
+    img[0x206] = 0x07;
+    img[0x207] = 0x02;                                                /* protocol 2.07 */
+    CHECK_EQ(bzimage_probe(img, sizeof(img), &bz, &why), -XEN_EOPNOTSUPP);
+    img[0x206] = 0x0f;                                                /* 2.15 */
+    img[0x1f1] = 1;                                                   /* setup: 2 sectors = 1024 */
+    img[0x248] = 0x10;                                                /* payload at 1024 + 16 */
+    img[0x24c] = 0x20;                                                /* 32 bytes */
+    memcpy(img + 1040, "\3757zXZ\0", 6);
+    CHECK_EQ(bzimage_probe(img, sizeof(img), &bz, &why), 1);
+    CHECK_EQ(bz.format, BZ_XZ);
+    CHECK_EQ(bz.payload_len, 32);
+    img[0x24e] = 1;                                                   /* 64 KiB: outside */
+    CHECK_EQ(bzimage_probe(img, sizeof(img), &bz, &why), -XEN_EINVAL);
+}
+
+void test_decompress(void)
+{
+    static const unsigned sizes[] = { 0, 1, 100, 4096, 70000, 300000 };
+
+    for (unsigned i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        bool small = sizes[i] <= 4096;
+        roundtrip("gzip -9 -n", gunzip, sizes[i], i, small);
+        roundtrip("gzip -1 -n", gunzip, sizes[i], i + 10, small);
+        roundtrip("xz --format=xz --check=crc32 --x86 --lzma2=dict=1MiB", unxz, sizes[i], i, small);
+        roundtrip("xz --format=xz --check=crc64 --lzma2=preset=1,lc=0,lp=2,pb=0", unxz, sizes[i], i + 20, small);
+        roundtrip("xz --format=xz --check=none --lzma2=preset=9e,lc=4", unxz, sizes[i], i + 30, small);
+        roundtrip("xz --format=xz --check=crc32 --block-size=20000 --x86 --lzma2=dict=64KiB", unxz, sizes[i],
+                  i + 40, small);
+    }
+    test_bzimage();
+}
