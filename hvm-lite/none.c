@@ -42,19 +42,7 @@ static int none_init(void)
     hz = pit_calibrate_tsc();
     if (!hz)
         return ERR(-XEN_ENODEV);
-    /* ns = (tsc << shift) * mul >> 32, with mul in 32 bits */
-    uint64_t m = (1000000000ull << 32) / hz;
-    int shift = 0;
-    while (m >= (1ull << 32)) {
-        m >>= 1;
-        shift++;
-    }
-    while (m < (1ull << 31)) {
-        m <<= 1;
-        shift--;
-    }
-    tsc2ns_mul = (uint32_t)m;
-    tsc2ns_shift = shift;
+    hz_to_ns_scale(hz, &tsc2ns_mul, &tsc2ns_shift);
     tsc0 = rdtsc();
     return 0;
 }

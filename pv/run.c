@@ -33,17 +33,8 @@ void pv_time_update(void)
     struct vcpu_time_info *t = &pv_dom.shared->vcpu_info[0].time;
 
     if (!mul) {
-        uint64_t m = (1000000000ull << 32) / (tsc_hz ? tsc_hz : 1000000000ull);
-        int s = 0;
-        while (m >= (1ull << 32)) {
-            m >>= 1;
-            s++;
-        }
-        while (m < (1ull << 31)) {
-            m <<= 1;
-            s--;
-        }
-        mul = (uint32_t)m;
+        int s;
+        hz_to_ns_scale(tsc_hz, &mul, &s);
         shift = (int8_t)s;
     }
     __atomic_store_n(&t->version, t->version + 1, __ATOMIC_SEQ_CST);

@@ -24,4 +24,23 @@ static inline uint64_t scale_64_32(uint64_t v, uint32_t mul32, int shift)
     return (uint64_t)(((unsigned __int128)v * mul32) >> 32);
 }
 
+/* The pvclock-style pair for a counter at hz: ns = scale_64_32(ticks, *mul32, *shift), with
+ * *mul32 normalised to [2^31, 2^32) for the most precision. */
+static inline void hz_to_ns_scale(uint64_t hz, uint32_t *mul32, int *shift)
+{
+    uint64_t m = (1000000000ull << 32) / (hz ? hz : 1000000000ull);
+    int s = 0;
+
+    while (m >= (1ull << 32)) {
+        m >>= 1;
+        s++;
+    }
+    while (m < (1ull << 31)) {
+        m <<= 1;
+        s--;
+    }
+    *mul32 = (uint32_t)m;
+    *shift = s;
+}
+
 #endif
