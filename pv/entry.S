@@ -1,5 +1,6 @@
 /* entry.S: SYSCALL from the PV guest (64-bit and compat), saved as a struct cpu_regs; hypercalls. */
 #include "config.h"
+#include "asm-regs.h"
 
 /*
  * SFMASK cleared IF, so nothing interrupts us before we are on our own stack. The frame looks like
@@ -20,21 +21,7 @@
     pushq $0
     pushq $VEC_SYSCALL
     cld
-    pushq %rax
-    pushq %rbx
-    pushq %rcx
-    pushq %rdx
-    pushq %rsi
-    pushq %rdi
-    pushq %rbp
-    pushq %r8
-    pushq %r9
-    pushq %r10
-    pushq %r11
-    pushq %r12
-    pushq %r13
-    pushq %r14
-    pushq %r15
+    SAVE_GPRS
     xorl %ebp, %ebp
     movq %rsp, %rdi
     call pv_syscall

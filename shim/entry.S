@@ -1,5 +1,6 @@
 /* entry.S: the IDT stubs (one per vector), the common trap frame save/restore, stack switching. */
 #include "config.h"
+#include "asm-regs.h"
 
 /* vectors whose exceptions push an error code */
 #define HAS_ERR(v) (((v) == 8) | (((v) >= 10) & ((v) <= 14)) | ((v) == 17) | ((v) == 21) | ((v) == 29) | ((v) == 30))
@@ -22,21 +23,7 @@ trap_stubs:
 /* struct cpu_regs: r15 .. rax, vector, error_code, then the hardware frame (rip at 136, cs at 144) */
 trap_common:
     cld
-    pushq %rax
-    pushq %rbx
-    pushq %rcx
-    pushq %rdx
-    pushq %rsi
-    pushq %rdi
-    pushq %rbp
-    pushq %r8
-    pushq %r9
-    pushq %r10
-    pushq %r11
-    pushq %r12
-    pushq %r13
-    pushq %r14
-    pushq %r15
+    SAVE_GPRS
     testb $3, 144(%rsp)                 /* from ring 3 (a PV guest, later): switch GS */
     jz 1f
     swapgs
@@ -48,21 +35,7 @@ trap_return:
     testb $3, 144(%rsp)
     jz 2f
     swapgs
-2:  popq %r15
-    popq %r14
-    popq %r13
-    popq %r12
-    popq %r11
-    popq %r10
-    popq %r9
-    popq %r8
-    popq %rbp
-    popq %rdi
-    popq %rsi
-    popq %rdx
-    popq %rcx
-    popq %rbx
-    popq %rax
+2:  RESTORE_GPRS
     addq $16, %rsp
     iretq
 

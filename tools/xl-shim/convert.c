@@ -166,6 +166,28 @@ static int guest_type(const XLU_Config *c, const char *path, enum gtype *t, cons
 
 /* ---- warnings ---------------------------------------------------------------------------- */
 
+/* Settings that, when present (any of keys), always get the same advice. */
+struct fixed_warning {
+    const char *keys[3];
+    const char *text;
+};
+static const struct fixed_warning fixed_warnings[] = {
+    { { "pci" }, "pci= kept, but libxl refuses it for PVH (\"passthrough not yet supported for x86 "
+                 "PVH guests\"); remove it or keep this guest as plain PV" },
+    { { "iomem", "ioports", "irqs" }, "iomem=/ioports=/irqs= are PV hardware access the shim does not "
+                 "pass on; remove them or keep this guest as plain PV" },
+    { { "e820_host" }, "e820_host= is a PV-only option and is ignored for PVH; the shim gives the "
+                 "guest its own memory map" },
+    { { "gfx_passthru" }, "gfx_passthru= is HVM-only and does nothing for a shim guest; remove it" },
+    { { "vnc", "sdl" }, "vnc=/sdl= are HVM emulated-display options and do nothing for a shim guest; "
+                 "use vfb=[\"vnc=1\"] for a PV framebuffer" },
+    { { "cpuid" }, "cpuid= now applies to the shim's PVH container; the guest sees CPUID through the "
+                 "shim, so check the features it needs" },
+    { { "pvh" }, "pvh= is the obsolete PVHv1 switch and is ignored; type=\"pvh\" replaces it" },
+    { { "pvshim_cmdline" }, "pvshim_cmdline= kept: it replaces the shim's default command line "
+                 "(\"pv-shim console=xen,pv\")" },
+};
+
 static void warn_settings(const XLU_Config *c, const struct conv_opts *o, long mem, long maxmem)
 {
     const char *s = str(c, "bootloader");
@@ -176,28 +198,14 @@ static void warn_settings(const XLU_Config *c, const struct conv_opts *o, long m
              "the shim) and drop bootloader=", s ? s : "(list)");
     if (!defined(c, "kernel") && !defined(c, "bootloader") && !defined(c, "firmware"))
         warn("no kernel=, firmware= or bootloader=: xl will refuse this config");
-    if (defined(c, "pci"))
-        warn("pci= kept, but libxl refuses it for PVH (\"passthrough not yet supported for x86 "
-             "PVH guests\"); remove it or keep this guest as plain PV");
-    if (defined(c, "iomem") || defined(c, "ioports") || defined(c, "irqs"))
-        warn("iomem=/ioports=/irqs= are PV hardware access the shim does not pass on; remove "
-             "them or keep this guest as plain PV");
-    if (defined(c, "e820_host"))
-        warn("e820_host= is a PV-only option and is ignored for PVH; the shim gives the guest "
-             "its own memory map");
-    if (defined(c, "gfx_passthru"))
-        warn("gfx_passthru= is HVM-only and does nothing for a shim guest; remove it");
-    if (defined(c, "vnc") || defined(c, "sdl"))
-        warn("vnc=/sdl= are HVM emulated-display options and do nothing for a shim guest; use "
-             "vfb=[\"vnc=1\"] for a PV framebuffer");
-    if (defined(c, "cpuid"))
-        warn("cpuid= now applies to the shim's PVH container; the guest sees CPUID through the "
-             "shim, so check the features it needs");
-    if (defined(c, "pvh"))
-        warn("pvh= is the obsolete PVHv1 switch and is ignored; type=\"pvh\" replaces it");
-    if (defined(c, "pvshim_cmdline"))
-        warn("pvshim_cmdline= kept: it replaces the shim's default command line "
-             "(\"pv-shim console=xen,pv\")");
+    for (size_t i = 0; i < sizeof(fixed_warnings) / sizeof(fixed_warnings[0]); i++) {
+        const struct fixed_warning *w = &fixed_warnings[i];
+        bool any = false;
+        for (size_t k = 0; k < 3 && w->keys[k]; k++)
+            any = any || defined(c, w->keys[k]);
+        if (any)
+            warn("%s", w->text);
+    }
     if (maxmem > mem)
         warn("maxmem=%ld > memory=%ld: a PVH domain gets the difference as populate-on-demand "
              "memory; the guest must balloon down to memory= early, or set maxmem=memory",

@@ -27,13 +27,19 @@ const char exit_codes_help[] =
     "  8  internal error (out of memory, cannot write the output)\n"
     "  9  check: the shim is not installed at the path, or is not PVH-bootable\n";
 
+/* One line on stderr: "xl-shim: " PREFIX MESSAGE. */
+static void say(const char *prefix, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "xl-shim: %s", prefix);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 void err(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("xl-shim: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say("", fmt, ap);
     va_end(ap);
 }
 
@@ -41,9 +47,7 @@ void warn(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("xl-shim: warning: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    say("warning: ", fmt, ap);
     va_end(ap);
 }
 
