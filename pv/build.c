@@ -19,6 +19,7 @@
 #include "image.h"
 #include "l0.h"
 #include "mm.h"
+#include "pagetype.h"
 #include "paging.h"
 #include "time.h"
 #include "xerrno.h"
@@ -367,6 +368,12 @@ int pv_build(const struct boot_info *bi)
     }
     if ((rc = build_m2p()) || (rc = special_pages()))
         return rc;
+    if (pv_mmu_init(pv_dom.max_mfn))
+        return fail(-XEN_ENOMEM, "no shim memory for the page-type words");
+    pt_fix_writable(pv_dom.shared_mfn);
+    pt_fix_writable(pv_dom.cons_mfn);
+    pt_fix_writable(pv_dom.store_mfn);
+    pv_dom.nr_vcpus = 1;
 
     uint64_t nr_pages = guest_pool.total_frames;
     if ((rc = plan(bi, nr_pages)) || (rc = alloc_p2m(nr_pages, bi)) || (rc = back_pfns(lay.boot_end_pfn)))
@@ -390,6 +397,10 @@ int pv_build(const struct boot_info *bi)
         pv_dom.m2p[pv_dom.p2m[pfn]] = pfn;
     fill_start_info(bi);
     pv_time_update();
+    /* the start-of-day L4 is pinned and in CR3, as Xen's builder leaves it (Linux unpins it) */
+    uint64_t l4 = pv_dom.cr3 >> PAGE_SHIFT;
+    if ((rc = pt_pin(l4, PGT_L4)) || (rc = pt_get_type(l4, PGT_L4)))
+        return fail(rc, "the bootstrap page tables do not validate (error %d)", rc);
 
     pr_info("guest: %s kernel (notes from %s), %lu MiB, entry %#lx%s\n", elf.guest_os[0] ? elf.guest_os : "a",
             elf.notes_from, nr_pages >> 8, elf.virt_entry, pv_dom.hypercall_page ? ", hypercall page" : "");

@@ -4,6 +4,7 @@
 
 #include "cpu.h"
 #include "lib.h"
+#include "spinlock.h"
 #include "xen-abi.h"
 
 struct boot_info;
@@ -32,7 +33,11 @@ struct pv_domain {
     uint64_t m2p_pa;
     uint64_t *p2m;                      /* the guest's p2m, through the direct map */
     uint64_t pt_pfn, nr_pt;             /* bootstrap page-table frames (guest pfns) */
-    uint64_t cr3;                       /* machine address of the current L4 */
+    uint64_t cr3;                       /* machine address of the current (kernel) L4 */
+    uint64_t cr3_user_mfn;              /* NEW_USER_BASEPTR's L4 (0: none) */
+    uint64_t ldt_base, ldt_ents;
+    unsigned nr_vcpus;
+    spinlock_t mmu_lock;                /* serialises page-table changes (pagetype.c) */
     uint64_t vm_assist;
     uint32_t features;                  /* XENFEAT_ submap 0 we offer */
     bool hypercall_page;
@@ -60,6 +65,9 @@ int copy_from_guest(void *dst, uint64_t src, size_t n);
 int copy_to_guest(uint64_t dst, const void *src, size_t n);
 bool pv_mfn_is_guest(uint64_t mfn);     /* a frame of the guest's RAM */
 bool pv_mfn_is_special(uint64_t mfn);   /* shared_info, console or store page: mappable */
+
+/* mmu_env.c: the page-type words for nr_frames frames. */
+int pv_mmu_init(uint64_t nr_frames);
 
 /* crash.c: end the guest (and so the shim) with a one-line reason and its registers. */
 void pv_crash(const struct cpu_regs *r, const char *fmt, ...) __printf(2, 3) __noreturn;

@@ -1,80 +1,80 @@
 /*
- * hc_mm.c: __HYPERVISOR_update_va_mapping and __HYPERVISOR_vm_assist, until the PV MMU exists.
- * update_va_mapping edits one L1 entry of the guest's current page tables. The new entry may map
- * only the guest's own RAM or its special pages (shared_info, console and store rings), never a
- * bootstrap page-table frame writably, and gets the bits a ring-3 kernel needs (U; no G, seed 002).
- * Full page typing (pinning, reference counts, ptwr) comes with the PV MMU.
+ * hc_mm.c: __HYPERVISOR_update_va_mapping (one L1 entry of the current page tables, found by
+ * walking them, changed through pagetype.c, then the flush the flags ask for) and
+ * __HYPERVISOR_vm_assist.
  */
 #include "domain.h"
+#include "debug.h"
+#include "flush.h"
 #include "hypercall.h"
+#include "pagetype.h"
 #include "paging.h"
-#include "x86.h"
 #include "xerrno.h"
 
-#define L1_DISALLOW 0x7ff0000000000000ull       /* bits 52-62: reserved or software bits we refuse */
-
-static bool is_page_table(uint64_t mfn)
-{
-    uint64_t pfn = mfn < pv_dom.max_mfn ? pv_dom.m2p[mfn] : M2P_INVALID;
-
-    return pfn >= pv_dom.pt_pfn && pfn < pv_dom.pt_pfn + pv_dom.nr_pt;
-}
-
-/* The guest's L1 entry for va, or NULL if no L1 table maps it. */
-static uint64_t *l1e_of(uint64_t va)
+/* The frame of the L1 table that maps va in the guest's current tables (0: none). Through a
+ * linear entry the "L1" found may be a higher table; the caller checks its type. */
+static uint64_t l1_of(uint64_t va)
 {
     uint64_t mfn = pv_dom.cr3 >> PAGE_SHIFT;
 
     for (unsigned shift = 39; shift > 12; shift -= 9) {
-        uint64_t e = ((uint64_t *)phys_to_virt(mfn << PAGE_SHIFT))[(va >> shift) & 511];
+        uint64_t e = __atomic_load_n(&pt_frame(mfn)[(va >> shift) & 511], __ATOMIC_RELAXED);
         if (!(e & PTE_P) || (e & PTE_PS))
-            return NULL;
+            return 0;
         mfn = (e & PTE_ADDR) >> PAGE_SHIFT;
         if (!pv_mfn_is_guest(mfn))
-            return NULL;
+            return 0;
     }
-    return (uint64_t *)phys_to_virt(mfn << PAGE_SHIFT) + ((va >> 12) & 511);
+    return mfn;
+}
+
+static int flush_flags(uint64_t va, uint64_t flags)
+{
+    uint64_t target = flags & ~UVMF_FLUSHTYPE_MASK, cpus;
+    unsigned kind = flags & UVMF_FLUSHTYPE_MASK;
+
+    if (kind != UVMF_TLB_FLUSH && kind != UVMF_INVLPG)
+        return 0;                       /* as Xen: UVMF_NONE, and the unused type 3, flush nothing */
+    if (target == UVMF_LOCAL)
+        cpus = FLUSH_CPU(this_cpu()->id);
+    else if (target == UVMF_ALL)
+        cpus = FLUSH_CPUS_ALL;
+    else {
+        uint64_t mask;
+        if (copy_from_guest(&mask, target, sizeof(mask)))
+            return ERR(-XEN_EFAULT);
+        cpus = mask & ((1ull << pv_dom.nr_vcpus) - 1);
+    }
+    flush_tlb(cpus, va, kind == UVMF_INVLPG ? FLUSH_VA : FLUSH_ALL);
+    return 0;
 }
 
 long hc_update_va_mapping(uint64_t va, uint64_t val, uint64_t flags, uint64_t a4, uint64_t a5)
 {
-    uint64_t *l1e;
+    uint64_t l1;
+    int rc;
 
     if ((uint64_t)((int64_t)(va << 16) >> 16) != va || (va >= PV_HOLE_START && va < PV_HOLE_END))
-        return -XEN_EINVAL;
-    if (!(l1e = l1e_of(va)))
-        return -XEN_EINVAL;
-    if (val & PTE_P) {
-        uint64_t mfn = (val & PTE_ADDR) >> PAGE_SHIFT;
-        if (val & L1_DISALLOW)
-            return -XEN_EINVAL;
-        if (!pv_mfn_is_special(mfn) && !pv_mfn_is_guest(mfn))
-            return -XEN_EINVAL;
-        if ((val & PTE_W) && is_page_table(mfn))
-            return -XEN_EINVAL;
-        val = (val | PTE_U) & ~PTE_G;
-    }
-    __atomic_store_n(l1e, val, __ATOMIC_RELEASE);
-    switch (flags & UVMF_FLUSHTYPE_MASK) {
-    case UVMF_INVLPG:
-        invlpg(va);
-        break;
-    case UVMF_TLB_FLUSH:
-        write_cr3(read_cr3());
-        break;
-    default:
-        break;
-    }
-    return 0;
+        return ERR(-XEN_EINVAL);
+    spin_lock(&pv_dom.mmu_lock);
+    l1 = l1_of(va);
+    if (!l1 || l1 >= pv_mm.nr || pgi_type(pv_mm.info[l1]) != PGT_L1)
+        rc = ERR(-XEN_EINVAL);
+    else
+        rc = pt_mod_entry(l1, (va >> PAGE_SHIFT) & 511, val, false);
+    spin_unlock(&pv_dom.mmu_lock);
+    if (rc)
+        return rc;
+    return flush_flags(va, flags);
 }
 
 long hc_vm_assist(uint64_t cmd, uint64_t type, uint64_t a3, uint64_t a4, uint64_t a5)
 {
-    /* only what we honour: pae_extended_cr3 (a no-op for 64-bit guests); writable_pagetables needs ptwr */
-    const uint64_t supported = 1ull << VMASST_TYPE_pae_extended_cr3;
+    /* pae_extended_cr3 is a no-op for 64-bit guests; writable_pagetables is ptwr.c */
+    const uint64_t supported = (1ull << VMASST_TYPE_pae_extended_cr3) | (1ull << VMASST_TYPE_writable_pagetables);
 
     if (type >= 64 || !(supported & (1ull << type)))
-        return -XEN_EINVAL;
+        return ERR(-XEN_EINVAL);
     switch (cmd) {
     case VMASST_CMD_enable:
         pv_dom.vm_assist |= 1ull << type;
@@ -83,6 +83,6 @@ long hc_vm_assist(uint64_t cmd, uint64_t type, uint64_t a3, uint64_t a4, uint64_
         pv_dom.vm_assist &= ~(1ull << type);
         return 0;
     default:
-        return -XEN_ENOSYS;
+        return ERR(-XEN_ENOSYS);
     }
 }

@@ -25,7 +25,7 @@ struct hc_entry {
 
 static const struct hc_entry table[64] = {
     H(set_trap_table, hc_set_trap_table),
-    R(mmu_update, -XEN_ENOSYS),             /* PV MMU: next issue */
+    H(mmu_update, hc_mmu_update),
     R(set_gdt, -XEN_ENOSYS),
     R(stack_switch, -XEN_ENOSYS),
     R(set_callbacks, -XEN_ENOSYS),          /* 32-bit only */
@@ -36,7 +36,7 @@ static const struct hc_entry table[64] = {
     R(get_debugreg, -XEN_ENOSYS),
     R(update_descriptor, -XEN_ENOSYS),
     H(memory_op, hc_memory_op),
-    R(multicall, -XEN_ENOSYS),
+    H(multicall, hc_multicall),
     H(update_va_mapping, hc_update_va_mapping),
     R(set_timer_op, -XEN_ENOSYS),
     R(event_channel_op_compat, -XEN_ENOSYS),
@@ -49,7 +49,7 @@ static const struct hc_entry table[64] = {
     R(iret, -XEN_ENOSYS),
     R(vcpu_op, -XEN_ENOSYS),
     R(set_segment_base, -XEN_ENOSYS),
-    R(mmuext_op, -XEN_ENOSYS),
+    H(mmuext_op, hc_mmuext_op),
     R(xsm_op, -XEN_ENOSYS),
     R(nmi_op, -XEN_ENOSYS),
     H(sched_op, hc_sched_op),
@@ -71,17 +71,22 @@ static const struct hc_entry table[64] = {
 
 static uint64_t counts[64];
 
-long pv_hypercall(struct cpu_regs *r)
+long pv_hypercall_call(uint64_t nr, const uint64_t a[5])
 {
-    uint64_t nr = r->rax;
-
     pv_dom.nr_hypercalls++;
     if (nr >= ARRAY_SIZE(table) || !table[nr].name)
         return -XEN_ENOSYS;
     counts[nr]++;
     if (table[nr].kind == REFUSED || !table[nr].fn)
         return table[nr].kind == REFUSED ? table[nr].err : -XEN_ENOSYS;
-    return table[nr].fn(r->rdi, r->rsi, r->rdx, r->r10, r->r8);
+    return table[nr].fn(a[0], a[1], a[2], a[3], a[4]);
+}
+
+long pv_hypercall(struct cpu_regs *r)
+{
+    const uint64_t a[5] = { r->rdi, r->rsi, r->rdx, r->r10, r->r8 };
+
+    return pv_hypercall_call(r->rax, a);
 }
 
 void pv_hypercall_report(void)

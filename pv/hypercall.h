@@ -14,11 +14,16 @@ long hc_console_io(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_xen_version(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_memory_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_vm_assist(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_mmu_update(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_mmuext_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_multicall(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_sched_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_event_channel_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 
 /* Dispatch the hypercall in r (rax = number; rdi, rsi, rdx, r10, r8) and return its result. */
 long pv_hypercall(struct cpu_regs *r);
+/* The same for a call from a multicall list: number and first five arguments. */
+long pv_hypercall_call(uint64_t nr, const uint64_t a[5]);
 void pv_hypercall_report(void);
 
 #endif

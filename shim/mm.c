@@ -24,8 +24,9 @@ extern char __image_start[], __image_end[];
 
 static uint64_t shim_frames_wanted(const struct shim_opts *o, uint64_t total)
 {
-    /* default: 4 MiB + 1/512 of RAM (per-frame metadata for the guest will live here) */
-    uint64_t want = o->shim_mem ? PFN_UP(o->shim_mem) : PFN_UP(4ull << 20) + total / 512;
+    /* default: 4 MiB + per-frame metadata for the guest: the m2p (8 bytes a frame, 1/512 of RAM)
+     * and the page types (4 bytes a frame, 1/1024) */
+    uint64_t want = o->shim_mem ? PFN_UP(o->shim_mem) : PFN_UP(4ull << 20) + total / 512 + total / 1024;
 
     if (o->shim_mem_min && want < PFN_UP(o->shim_mem_min))
         want = PFN_UP(o->shim_mem_min);

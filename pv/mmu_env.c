@@ -1,0 +1,40 @@
+/* mmu_env.c: what pv/pagetype.c needs from the shim: frame contents, the shim's L4 slots, the
+ * safety flush, and the per-frame words themselves (4 bytes per frame, from the shim's pool). */
+#include "domain.h"
+#include "debug.h"
+#include "flush.h"
+#include "mm.h"
+#include "pagetype.h"
+#include "paging.h"
+#include "xerrno.h"
+
+uint64_t *pt_frame(uint64_t mfn)
+{
+    return phys_to_virt(mfn << PAGE_SHIFT);
+}
+
+void pt_l4_init_reserved(uint64_t *l4)
+{
+    const uint64_t *idle = phys_to_virt(idle_root_pa);
+
+    for (unsigned s = PV_SLOT_FIRST; s <= PV_SLOT_LAST; s++)
+        l4[s] = idle[s];
+}
+
+/* A frame changes type while a TLB may still hold it in the old one: flush everywhere, never
+ * assisted or skipped (XSA-286). */
+void pt_flush_all(void)
+{
+    flush_tlb(FLUSH_CPUS_ALL, 0, FLUSH_ALL | FLUSH_NO_ASSIST);
+}
+
+int pv_mmu_init(uint64_t nr_frames)
+{
+    uint64_t pages = ALIGN_UP(nr_frames * sizeof(uint32_t), PAGE_SIZE) >> PAGE_SHIFT;
+    int64_t first = alloc_frames(pages);
+
+    if (first < 0)
+        return ERR(-XEN_ENOMEM);
+    pt_init(phys_to_virt((uint64_t)first << PAGE_SHIFT), nr_frames);
+    return 0;
+}

@@ -1,0 +1,37 @@
+/*
+ * multicall.c: __HYPERVISOR_multicall, a list of hypercalls in one trap (Linux batches page-table
+ * updates and context-switch work this way). Each entry's result is written back; the list itself
+ * returns 0 unless it cannot be read. As in Xen, iret is refused inside a list (-ENOSYS: it would
+ * return to the guest in the middle), and so is a nested multicall (-EINVAL).
+ */
+#include "domain.h"
+#include "debug.h"
+#include "hypercall.h"
+#include "xerrno.h"
+
+static bool in_multicall;               /* per vCPU once the guest has several */
+
+long hc_multicall(uint64_t list, uint64_t nr, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+    if (in_multicall)
+        return ERR(-XEN_EINVAL);
+    in_multicall = true;
+    for (uint64_t i = 0; i < nr; i++) {
+        struct multicall_entry e;
+        uint64_t at = list + i * sizeof(e);
+        if (copy_from_guest(&e, at, sizeof(e))) {
+            in_multicall = false;
+            return ERR(-XEN_EFAULT);
+        }
+        if (e.op == __HYPERVISOR_iret)
+            e.result = (uint64_t)-XEN_ENOSYS;
+        else
+            e.result = (uint64_t)pv_hypercall_call(e.op, e.args);
+        if (copy_to_guest(at + offsetof(struct multicall_entry, result), &e.result, sizeof(e.result))) {
+            in_multicall = false;
+            return ERR(-XEN_EFAULT);
+        }
+    }
+    in_multicall = false;
+    return 0;
+}
