@@ -7,6 +7,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "domain.h"
+#include "stats.h"
 #include "xen-abi.h"
 #include "xerrno.h"
 
@@ -79,6 +80,7 @@ long pv_hypercall(struct cpu_regs *r)
     if (nr >= ARRAY_SIZE(table) || !table[nr].name)
         return -XEN_ENOSYS;
     counts[nr]++;
+    STAT_INC_IDX(guest_hypercall, nr);
     if (table[nr].kind == REFUSED || !table[nr].fn)
         return table[nr].kind == REFUSED ? table[nr].err : -XEN_ENOSYS;
     return table[nr].fn(r->rdi, r->rsi, r->rdx, r->r10, r->r8);
