@@ -83,8 +83,28 @@ static void clean(char *d, const char *s, size_t n)
 {
     size_t i;
     for (i = 0; i < n && s[i]; i++)
-        d[i] = s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' && s[i] != '\\' ? s[i] : '?';
+        d[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
     d[i] = 0;
+}
+
+/* A JSON string value (or null), escaped. */
+static void json_str(const char *key, const char *s, const char *after)
+{
+    printf("  \"%s\": ", key);
+    if (!s) {
+        printf("null%s", after);
+        return;
+    }
+    putchar('"');
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            printf("\\%c", *s);
+        else if ((unsigned char)*s < 0x20)
+            printf("\\u%04x", *s);
+        else
+            putchar(*s);
+    }
+    printf("\"%s", after);
 }
 
 int stats_print(const struct pvshim_stats *p, size_t len, const struct stats_ctx *c)
@@ -129,13 +149,16 @@ int stats_print(const struct pvshim_stats *p, size_t len, const struct stats_ctx
         snprintf(when, sizeof(when), "live, refreshed every %u ms", p->publish_interval_ms);
 
     if (c->json) {
-        printf("{\n  \"domain\": %s%s%s,\n  \"state\": %s%s%s,\n  \"build\": \"%s\",\n"
-               "  \"abi\": %u,\n  \"l0\": \"%s\",\n  \"cpus\": %u,\n  \"snapshot\": %llu,\n"
-               "  \"final\": %s,\n  \"shutdown_reason\": \"%s\",\n  \"uptime_ns\": %llu",
-               c->domain ? "\"" : "", c->domain ? c->domain : "null", c->domain ? "\"" : "",
-               c->state ? "\"" : "", c->state ? c->state : "null", c->state ? "\"" : "", build,
-               p->version, l0, p->nr_cpus, (unsigned long long)p->nr_snapshots, final ? "true" : "false",
-               final ? why : "", (unsigned long long)p->uptime_ns);
+        printf("{\n");
+        json_str("domain", c->domain, ",\n");
+        json_str("state", c->state, ",\n");
+        json_str("build", build, ",\n");
+        printf("  \"abi\": %u,\n", p->version);
+        json_str("l0", l0, ",\n");
+        printf("  \"cpus\": %u,\n  \"snapshot\": %llu,\n  \"final\": %s,\n", p->nr_cpus,
+               (unsigned long long)p->nr_snapshots, final ? "true" : "false");
+        json_str("shutdown_reason", final ? why : NULL, ",\n");
+        printf("  \"uptime_ns\": %llu", (unsigned long long)p->uptime_ns);
         json_hc("guest_hypercalls", p->guest_hypercalls, p->guest_hypercall);
         json_hc("l0_hypercalls", p->l0_hypercalls, p->l0_hypercall);
         for (size_t i = 0; i < sizeof(singles) / sizeof(singles[0]); i++)
@@ -145,8 +168,12 @@ int stats_print(const struct pvshim_stats *p, size_t len, const struct stats_ctx
     }
     if (c->domain)
         printf("%s: %s\n", c->domain, c->state ? c->state : "");
-    printf("shim: %s (stats ABI %u), L0 %s, %u CPU%s\n", build, p->version, l0[0] ? l0 : "?",
-           p->nr_cpus, p->nr_cpus == 1 ? "" : "s");
+    if (!p->generation) {
+        printf("shim: %s (stats ABI %u)\nsnapshot: %s\n", build, p->version, when);
+        return EX_OK;
+    }
+    printf("shim: %s (stats ABI %u), L0 %s, %u CPU%s\n", build, p->version, l0, p->nr_cpus,
+           p->nr_cpus == 1 ? "" : "s");
     printf("snapshot: %s; shim uptime %llu.%03llu s\n\n", when,
            (unsigned long long)(p->uptime_ns / 1000000000), (unsigned long long)(p->uptime_ns / 1000000 % 1000));
     table_hc("guest hypercalls", p->guest_hypercalls, p->guest_hypercall);

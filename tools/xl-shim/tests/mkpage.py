@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """mkpage.py: stats pages for xl-shim's host tests (layout: include/public/pvshim-stats.h).
 
-  mkpage.py OUT good|badmagic|badversion|torn|short     a made-up page of that kind
+  mkpage.py OUT good|live|badmagic|badversion|torn|short   a made-up page of that kind
   mkpage.py OUT --from-image SHIM                       the page as the shim image holds it,
                                                         found through its "pvshim" ELF note
 """
@@ -18,7 +18,8 @@ def made_up(kind):
                      SIZE, b"pvshim test-build")
     gen = 7 if kind == "torn" else 6
     # generation, snapshots, uptime, flags (FINAL), reason (poweroff), cpus, interval, l0
-    struct.pack_into("<QQQIIII16s", p, 64, gen, 3, 2_345_678_901, 1, 0, 2, 1000, b"xen")
+    flags = 0 if kind == "live" else 1                  # FINAL
+    struct.pack_into("<QQQIIII16s", p, 64, gen, 3, 2_345_678_901, flags, 0, 2, 1000, b"xen")
     hc = [0] * 64
     hc[1], hc[17], hc[18], hc[29] = 4, 9, 12, 1         # mmu_update, xen_version, console_io, sched_op
     struct.pack_into("<Q64Q", p, 128, sum(hc), *hc)

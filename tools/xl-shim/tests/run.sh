@@ -104,11 +104,19 @@ run help-check 0 check --help
 run help-stats 0 stats --help
 
 # --- stats: decoding pages (made-up ones, and the one in our shim's image), bad input ---
-python3 mkpage.py "$T/good.page" good && python3 mkpage.py "$T/badmagic.page" badmagic &&
+python3 mkpage.py "$T/good.page" good && python3 mkpage.py "$T/live.page" live &&
+    python3 mkpage.py "$T/badmagic.page" badmagic &&
     python3 mkpage.py "$T/badversion.page" badversion && python3 mkpage.py "$T/torn.page" torn &&
     python3 mkpage.py "$T/short.page" short || bad mkpage "cannot make the test pages"
 run stats-page 0 stats --page "$T/good.page"
 run stats-json 0 stats --json --page "$T/good.page"
+run stats-live-table 0 stats --page "$T/live.page"
+run stats-live 0 stats --json --page "$T/live.page"
+if python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$T/stats-live.out" 2>/dev/null; then
+    ok stats-json-parses
+else
+    bad stats-json-parses "not valid JSON"
+fi
 run stats-badmagic 7 stats --page "$T/badmagic.page"
 run stats-badversion 7 stats --page "$T/badversion.page"
 run stats-torn 8 stats --page "$T/torn.page"
