@@ -33,6 +33,7 @@ struct l0_ops {
 
     void (*report)(void);               /* boot-report lines about the L0 */
     void (*report_counters)(void);      /* what we cost the L0 (hypercalls by op), at shutdown */
+    const uint64_t *hcall_count;        /* hypercalls to L0 by number, [64] (NULL: none) */
     void (*shutdown)(unsigned reason) __noreturn;  /* reason: SHUTDOWN_* */
 };
 

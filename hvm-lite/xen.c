@@ -294,5 +294,6 @@ const struct l0_ops l0_xen = {
     .store_ring = xen_store_ring,
     .report = xen_report,
     .report_counters = xen_report_counters,
+    .hcall_count = xen_hcall_count,
     .shutdown = xen_shutdown,
 };

@@ -7,6 +7,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "domain.h"
+#include "stats.h"
 #include "xen-abi.h"
 #include "xerrno.h"
 
@@ -77,6 +78,7 @@ long pv_hypercall_call(uint64_t nr, const uint64_t a[5])
     if (nr >= ARRAY_SIZE(table) || !table[nr].name)
         return -XEN_ENOSYS;
     counts[nr]++;
+    STAT_INC_IDX(guest_hypercall, nr);
     if (table[nr].kind == REFUSED || !table[nr].fn)
         return table[nr].kind == REFUSED ? table[nr].err : -XEN_ENOSYS;
     return table[nr].fn(a[0], a[1], a[2], a[3], a[4]);

@@ -5,6 +5,7 @@
 #include "cpu.h"
 #include "debug.h"
 #include "paging.h"
+#include "stats.h"
 #include "time.h"
 #include "x86.h"
 #include "xerrno.h"
@@ -84,6 +85,7 @@ void apic_eoi(void)
 
 void apic_send_ipi(uint32_t dest, unsigned vector)
 {
+    STAT_INC(ipis_sent);
     apic_icr(dest, ICR_FIXED | vector);
 }
 

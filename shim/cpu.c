@@ -3,6 +3,7 @@
 #include "debug.h"
 #include "mm.h"
 #include "paging.h"
+#include "stats.h"
 #include "x86.h"
 #include "xerrno.h"
 
@@ -155,6 +156,7 @@ void cpu_load_tables(struct cpu *c)
 
     /* no global pages (seed 002), write-protect in ring 0, native FPU errors, SSE for guests */
     write_cr0((read_cr0() | CR0_WP | CR0_NE | CR0_MP) & ~(CR0_EM | CR0_TS | CR0_AM));
+    STAT_INC(cr4_writes);
     write_cr4((read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT) & ~CR4_PGE);
     if (cpu_has.nx)
         wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);

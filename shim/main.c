@@ -14,6 +14,7 @@
 #include "panic.h"
 #include "selftest.h"
 #include "smp.h"
+#include "stats.h"
 #include "time.h"
 #include "timer.h"
 #include "x86.h"
@@ -87,6 +88,7 @@ static void bsp_main(void *unused)
     bsp->online = true;
     nr_cpus_online = 1;
     sti();
+    stats_init();
 
     if (acpi_rc)
         pr_warn("no ACPI MADT (%d): running on the boot CPU only\n", acpi_rc);

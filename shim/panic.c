@@ -5,6 +5,7 @@
 #include "cpu.h"
 #include "debug.h"
 #include "l0.h"
+#include "stats.h"
 #include "x86.h"
 #include "xen-abi.h"
 
@@ -74,6 +75,7 @@ void shim_shutdown(unsigned reason)
 {
     static const char *const names[] = { "poweroff", "reboot", "suspend", "crash", "watchdog", "soft_reset" };
 
+    stats_publish_final(reason);
     if (l0->report_counters)
         l0->report_counters();
     printk(LOG_INFO, "shutting down: %s\n", reason < ARRAY_SIZE(names) ? names[reason] : "?");

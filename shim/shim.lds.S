@@ -43,6 +43,7 @@ SECTIONS
     . = ALIGN(4096);
     .data : AT(ADDR(.data) - IMAGE_VOFFSET) {
         __data_start = .;
+        *(.data.stats)                  /* the page-aligned stats page first: no padding before it */
         *(.data .data.*)
         . = ALIGN(4096);
         __load_end = .;

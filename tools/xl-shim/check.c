@@ -1,6 +1,5 @@
 /* check.c: xl-shim check: Xen (libxenctrl), its version and PVH support, the installed shim. */
 #define _GNU_SOURCE
-#include <elf.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -25,7 +24,7 @@ static void quiet_destroy(struct xentoollog_logger *l)
 {
     (void)l;
 }
-static xentoollog_logger quiet = { quiet_vmessage, NULL, quiet_destroy };
+xentoollog_logger xlshim_quiet = { quiet_vmessage, NULL, quiet_destroy };
 
 static bool under_xen(void)
 {
@@ -39,11 +38,13 @@ static bool under_xen(void)
     return !strncmp(t, "xen", 3) || access("/proc/xen", F_OK) == 0;
 }
 
-static xc_interface *open_xen(char *why, size_t n)
+static xc_interface *open_xen(char *why, size_t n, int *code)
 {
-    xc_interface *xch = xc_interface_open(&quiet, &quiet, 0);
+    xc_interface *xch = xc_interface_open(&xlshim_quiet, &xlshim_quiet, 0);
+    *code = EX_OK;
     if (!xch) {
         int e = errno;
+        *code = under_xen() && (e == EACCES || e == EPERM) ? EX_PERM : EX_NOXEN;
         if (!under_xen())
             snprintf(why, n, "this machine is not running under Xen "
                      "(no /sys/hypervisor/type = xen, no /proc/xen)");
@@ -57,125 +58,31 @@ static xc_interface *open_xen(char *why, size_t n)
 
 int xen_present(char *why, size_t n)
 {
-    xc_interface *xch = open_xen(why, n);
-    if (!xch)
-        return -1;
-    xc_interface_close(xch);
-    return 0;
-}
-
-/* ---- the shim binary --------------------------------------------------------------------- */
-
-struct shim_info {
-    bool phys32_entry, is64;
-    uint64_t entry;
-    char guest_os[64], version[128], build_id[41];
-};
-
-static void take_note(struct shim_info *si, const char *name, uint32_t type, const uint8_t *d,
-                      uint32_t dsz)
-{
-    if (!strcmp(name, "Xen") && type == 18 /* XEN_ELFNOTE_PHYS32_ENTRY */ && dsz >= 4) {
-        uint64_t v = 0;
-        memcpy(&v, d, dsz >= 8 ? 8 : 4);
-        si->phys32_entry = true;
-        si->entry = dsz >= 8 ? v : (uint32_t)v;
-    } else if (!strcmp(name, "Xen") && type == 6 /* GUEST_OS */) {
-        snprintf(si->guest_os, sizeof(si->guest_os), "%.*s", (int)dsz, (const char *)d);
-    } else if (!strcmp(name, "Xen") && type == 7 /* GUEST_VERSION */ && !si->version[0]) {
-        snprintf(si->version, sizeof(si->version), "%.*s", (int)dsz, (const char *)d);
-    } else if (!strcmp(name, "pvshim") && type == 1 /* our build string, when there is one */) {
-        snprintf(si->version, sizeof(si->version), "%.*s", (int)dsz, (const char *)d);
-    } else if (!strcmp(name, "GNU") && type == NT_GNU_BUILD_ID) {
-        for (uint32_t i = 0; i < dsz && i < 20; i++)
-            sprintf(si->build_id + 2 * i, "%02x", d[i]);
-    }
-}
-
-static void walk_notes(struct shim_info *si, const uint8_t *p, size_t len)
-{
-    size_t off = 0;
-    while (off + 12 <= len) {
-        uint32_t nsz, dsz, type;
-        memcpy(&nsz, p + off, 4);
-        memcpy(&dsz, p + off + 4, 4);
-        memcpy(&type, p + off + 8, 4);
-        size_t nal = (nsz + 3) & ~3u, dal = (dsz + 3) & ~3u;
-        if (nsz > len || dsz > len || off + 12 + nal + dal > len)
-            return;
-        char name[16] = "";
-        snprintf(name, sizeof(name), "%.*s", (int)(nsz ? nsz - 1 : 0), (const char *)p + off + 12);
-        take_note(si, name, type, p + off + 12 + nal, dsz);
-        off += 12 + nal + dal;
-    }
-}
-
-/* Reads the notes of an ELF image (Xen's stock shim is ELF32, ours ELF64); false if not ELF. */
-static bool elf_notes(struct shim_info *si, const uint8_t *b, size_t len)
-{
-    if (len < sizeof(Elf64_Ehdr) || memcmp(b, ELFMAG, SELFMAG))
-        return false;
-    bool is64 = b[EI_CLASS] == ELFCLASS64;
-    if (!is64 && b[EI_CLASS] != ELFCLASS32)
-        return false;
-    const Elf64_Ehdr *e64 = (const void *)b;
-    const Elf32_Ehdr *e32 = (const void *)b;
-    uint64_t phoff = is64 ? e64->e_phoff : e32->e_phoff;
-    size_t phent = is64 ? e64->e_phentsize : e32->e_phentsize;
-    unsigned phnum = is64 ? e64->e_phnum : e32->e_phnum;
-    if (phent != (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)) || phoff > len ||
-        phnum > (len - phoff) / phent)
-        return false;
-    for (unsigned i = 0; i < phnum; i++) {
-        uint64_t type, off, sz;
-        if (is64) {
-            Elf64_Phdr ph;
-            memcpy(&ph, b + phoff + i * phent, sizeof(ph));
-            type = ph.p_type, off = ph.p_offset, sz = ph.p_filesz;
-        } else {
-            Elf32_Phdr ph;
-            memcpy(&ph, b + phoff + i * phent, sizeof(ph));
-            type = ph.p_type, off = ph.p_offset, sz = ph.p_filesz;
-        }
-        if (type == PT_NOTE && off <= len && sz <= len - off)
-            walk_notes(si, b + off, sz);
-    }
-    si->is64 = is64;
-    return true;
+    int code;
+    xc_interface *xch = open_xen(why, n, &code);
+    if (xch)
+        xc_interface_close(xch);
+    return code;
 }
 
 /* Reports on the shim at path; returns EX_OK or EX_NOSHIM. */
 static int check_shim(const char *path)
 {
-    struct stat st;
-    FILE *f = fopen(path, "rb");
-    if (!f || fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
-        printf("shim:     NOT INSTALLED at %s (%s)\n", path, !f ? strerror(errno) : "not a file");
-        if (f)
-            fclose(f);
+    struct shim_info si;
+    char why[128];
+    int rc = shim_image_read(path, &si, why, sizeof(why));
+    if (rc == SHIM_IMG_NOFILE) {
+        printf("shim:     NOT INSTALLED at %s (%s)\n", path, why);
         return EX_NOSHIM;
     }
-    size_t len = (size_t)st.st_size;
-    uint8_t *b = len && len < (256u << 20) ? malloc(len) : NULL;
-    bool ok = b && fread(b, 1, len, f) == len;
-    fclose(f);
-    struct shim_info si = { 0 };
-    if (!ok || !elf_notes(&si, b, len)) {
+    if (rc) {
         printf("shim:     %s is not an ELF image: not a usable shim\n", path);
-        free(b);
         return EX_NOSHIM;
     }
-    uint64_t h = 0xcbf29ce484222325ull;    /* FNV-1a 64 of the file: tells builds apart */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ b[i]) * 0x100000001b3ull;
-    const char *kind = memmem(b, len, "pvshim starting", 15) ? "this project's pvshim"
-                     : memmem(b, len, "Xen version", 11) ? "Xen's stock shim (xen-shim)"
-                     : "unknown kind";
-    free(b);
     char when[32];
-    strftime(when, sizeof(when), "%Y-%m-%d %H:%M", gmtime(&st.st_mtime));
+    strftime(when, sizeof(when), "%Y-%m-%d %H:%M", gmtime(&si.mtime));
     printf("shim:     %s: %s, ELF%d, %zu bytes, modified %s UTC, fingerprint %016llx\n", path,
-           kind, si.is64 ? 64 : 32, len, when, (unsigned long long)h);
+           si.kind, si.is64 ? 64 : 32, si.size, when, (unsigned long long)si.fingerprint);
     if (si.version[0])
         printf("shim:     version %s\n", si.version);
     if (si.build_id[0])
@@ -185,6 +92,9 @@ static int check_shim(const char *path)
         return EX_NOSHIM;
     }
     printf("shim:     PVH entry 0x%llx\n", (unsigned long long)si.entry);
+    if (si.has_stats)
+        printf("shim:     stats page at 0x%llx (ABI %u): xl-shim stats can read its counters\n",
+               (unsigned long long)si.stats_paddr, si.stats_version);
     return EX_OK;
 }
 
@@ -218,7 +128,7 @@ int cmd_check(int argc, char **argv)
 
     int code = EX_OK;
     char why[256];
-    xc_interface *xch = open_xen(why, sizeof(why));
+    xc_interface *xch = open_xen(why, sizeof(why), &code);
     if (!xch) {
         printf("xen:      NO: %s\n", why);
         code = EX_NOXEN;
