@@ -50,7 +50,7 @@ struct pv_domain {
     uint32_t store_l0_port;             /* 0: none (standalone) */
 
     struct pv_trap traps[256];
-    uint64_t nr_hypercalls, nr_bounces, nr_emulated;
+    uint64_t nr_hypercalls, nr_bounces, nr_emulated, nr_ptwr;
 };
 
 extern struct pv_domain pv_dom;
@@ -74,7 +74,9 @@ void pv_crash(const struct cpu_regs *r, const char *fmt, ...) __printf(2, 3) __n
 
 /* traps.c / syscall entry */
 bool pv_trap(struct cpu_regs *r, uint64_t cr2);     /* an exception from the guest */
+bool pv_ptwr_fault(struct cpu_regs *r, uint64_t cr2);  /* ptwr.c: a write to an L1 it emulated */
 void pv_syscall(struct cpu_regs *r);                /* SYSCALL from the guest */
+void pv_iret(struct cpu_regs *r);                   /* iret.c: __HYPERVISOR_iret */
 void pv_time_update(void);
 
 /* console.c */

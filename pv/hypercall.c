@@ -47,7 +47,7 @@ static const struct hc_entry table[64] = {
     R(grant_table_op, -XEN_ENOSYS),
     H(vm_assist, hc_vm_assist),
     R(update_va_mapping_otherdomain, -XEN_EPERM),
-    R(iret, -XEN_ENOSYS),
+    [__HYPERVISOR_iret] = { "iret", HANDLED, NULL, 0 },   /* pv_syscall -> pv_iret (needs the frame); -ENOSYS in a multicall */
     R(vcpu_op, -XEN_ENOSYS),
     R(set_segment_base, -XEN_ENOSYS),
     H(mmuext_op, hc_mmuext_op),
@@ -79,7 +79,7 @@ long pv_hypercall_call(uint64_t nr, const uint64_t a[5])
         return -XEN_ENOSYS;
     counts[nr]++;
     STAT_INC_IDX(guest_hypercall, nr);
-    if (table[nr].kind == REFUSED || !table[nr].fn)
+    if (table[nr].kind == REFUSED || !table[nr].fn)     /* iret: only from its stub */
         return table[nr].kind == REFUSED ? table[nr].err : -XEN_ENOSYS;
     return table[nr].fn(a[0], a[1], a[2], a[3], a[4]);
 }

@@ -23,6 +23,7 @@
 #define E_AVAIL      0xe00ull                   /* bits 9-11 */
 #define E_AVAIL_HIGH 0x7ff0000000000000ull      /* bits 52-62 */
 #define E_NX   (1ull << 63)
+#define E_GUEST_KERNEL (1ull << 52)             /* Xen's mark of a kernel-only L1 entry */
 
 /* What a guest may set, as Xen allows a PV domain without I/O resources: no cache attributes, no
  * superpages, and global only in L1s (where it is then dropped: see pt_adjust). */
@@ -188,12 +189,12 @@ void pt_put_type(uint64_t mfn)
 
 uint64_t pt_adjust(unsigned level, uint64_t e)
 {
-    if (!(e & E_P))
+    /* The guest kernel runs in ring 3, so every present entry needs U. As Xen does, an L1 entry
+     * the guest meant for its kernel (no U) is also tagged with bit 52 (_PAGE_GUEST_KERNEL), so
+     * that what it reads back is what Xen would show. G is kept: CR4.PGE is off (seed 002). */
+    if (!(e & E_P) || (e & E_US))
         return e;
-    e |= E_US;                          /* the guest kernel runs in ring 3 */
-    if (level == 1)
-        e &= ~E_G;                      /* no global guest mappings: seed 002 */
-    return e;
+    return e | E_US | (level == 1 ? E_GUEST_KERNEL : 0);
 }
 
 static int get_l1e(uint64_t e)
@@ -312,7 +313,8 @@ static void devalidate(uint64_t mfn, unsigned level)
     pv_mm.nr_devalidations++;
 }
 
-int pt_mod_entry(uint64_t table_mfn, unsigned slot, uint64_t val, bool preserve_ad)
+/* Replace an entry: with `expect`, only if it still holds exactly *expect (else 1, nothing done). */
+static int mod_entry(uint64_t table_mfn, unsigned slot, uint64_t val, bool preserve_ad, const uint64_t *expect)
 {
     if (!tracked_guest(table_mfn) || slot >= PT_ENTRIES)
         return ERR(-XEN_EINVAL);
@@ -324,7 +326,7 @@ int pt_mod_entry(uint64_t table_mfn, unsigned slot, uint64_t val, bool preserve_
         return ERR(-XEN_EINVAL);
 
     uint64_t *p = &pt_frame(table_mfn)[slot];
-    uint64_t old = __atomic_load_n(p, __ATOMIC_RELAXED), nw;
+    uint64_t old = expect ? *expect : __atomic_load_n(p, __ATOMIC_RELAXED), nw;
     /* the CPU only ever sets A and D: everything else of `old` is stable under the caller's lock */
     bool fast = (old & E_P) && (val & E_P) && !((old ^ val) & ~FAST_BITS);
     if ((val & E_P) && !fast) {
@@ -335,12 +337,31 @@ int pt_mod_entry(uint64_t table_mfn, unsigned slot, uint64_t val, bool preserve_
         return ERR(-XEN_EINVAL);
     }
     val = pt_adjust(level, val);
-    do {
+    for (;;) {
         nw = preserve_ad ? val | (old & (E_A | E_D)) : val;
-    } while (!__atomic_compare_exchange_n(p, &old, nw, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+        uint64_t seen = old;
+        if (__atomic_compare_exchange_n(p, &seen, nw, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+            break;
+        if (expect) {                   /* changed under us: undo, the caller recomputes */
+            if ((val & E_P) && !fast)
+                pt_put_entry(level, table_mfn, slot, val);
+            return 1;
+        }
+        old = seen;
+    }
     if ((old & E_P) && !fast)
         pt_put_entry(level, table_mfn, slot, old);
     return 0;
+}
+
+int pt_mod_entry(uint64_t table_mfn, unsigned slot, uint64_t val, bool preserve_ad)
+{
+    return mod_entry(table_mfn, slot, val, preserve_ad, NULL);
+}
+
+int pt_cmpxchg_entry(uint64_t table_mfn, unsigned slot, uint64_t old, uint64_t val)
+{
+    return mod_entry(table_mfn, slot, val, false, &old);
 }
 
 int pt_pin(uint64_t mfn, unsigned level)

@@ -62,13 +62,16 @@ void pt_put_type(uint64_t mfn);
 int pt_get_entry(unsigned level, uint64_t table_mfn, unsigned slot, uint64_t e);
 void pt_put_entry(unsigned level, uint64_t table_mfn, unsigned slot, uint64_t e);
 
-/* What a valid entry becomes when stored: U on every level (the kernel runs in ring 3), no G. */
+/* What a valid entry becomes when stored: U on every level (the kernel runs in ring 3), as Xen. */
 uint64_t pt_adjust(unsigned level, uint64_t e);
 
 /* Replace entry `slot` of validated table table_mfn (MMU_NORMAL_PT_UPDATE, update_va_mapping,
  * writable-page-table emulation): the new entry is checked and its reference taken before the
  * store, the old one's dropped after. preserve_ad keeps the accessed/dirty bits the CPU set. */
 int pt_mod_entry(uint64_t table_mfn, unsigned slot, uint64_t val, bool preserve_ad);
+
+/* The same, only if the entry still holds `old` exactly: 1 (and nothing done) if it changed. */
+int pt_cmpxchg_entry(uint64_t table_mfn, unsigned slot, uint64_t old, uint64_t val);
 
 /* MMUEXT_PIN_Ln_TABLE and MMUEXT_UNPIN_TABLE. */
 int pt_pin(uint64_t mfn, unsigned level);

@@ -32,7 +32,7 @@ static uint64_t *gpr(struct cpu_regs *r, unsigned n)
     return regs[n & 15];
 }
 
-/* mov %crN, %reg (0f 20 /r, optional REX): CR0, CR3 and CR4 reads, as Xen answers them. */
+/* mov %crN, %reg (0f 20 /r, optional REX): CR0, CR2, CR3 and CR4 reads, as Xen answers them. */
 static bool emulate_privileged(struct cpu_regs *r)
 {
     uint8_t b[4];
@@ -50,6 +50,7 @@ static bool emulate_privileged(struct cpu_regs *r)
     uint64_t v;
     switch (cr) {
     case 0: v = read_cr0(); break;
+    case 2: v = pv_dom.shared->vcpu_info[0].arch.cr2; break;     /* the one we last gave it */
     case 3: v = pv_dom.cr3; break;
     case 4: v = read_cr4(); break;
     default: return false;
@@ -71,7 +72,7 @@ static void bounce(struct cpu_regs *r, const struct pv_trap *t)
     if (has_error_code(r->vector))
         frame[n++] = r->error_code;
     frame[n++] = r->rip;
-    frame[n++] = (r->cs & 0xffff) | ((uint64_t)mask << 32);
+    frame[n++] = (r->cs & 0xfffc) | ((uint64_t)mask << 32);     /* from kernel mode: RPL 0, as Xen */
     frame[n++] = (r->rflags & ~RFLAGS_IF) | (mask ? 0 : RFLAGS_IF);
     frame[n++] = r->rsp;
     frame[n++] = r->ss;
@@ -95,8 +96,12 @@ bool pv_trap(struct cpu_regs *r, uint64_t cr2)
 
     if (v == 13 && !r->error_code && emulate_privileged(r))
         return true;
-    if (v == 14)
+    if (v == 14 && pv_ptwr_fault(r, cr2))
+        return true;
+    if (v == 14) {
         pv_dom.shared->vcpu_info[0].arch.cr2 = cr2;
+        r->error_code &= ~4ul;          /* the guest kernel sees its faults as supervisor ones, as on Xen */
+    }
     if (v == 8 || v == 18 || !pv_dom.traps[v].address)
         pv_crash(r, "%s (error code %#lx) at %#lx with no guest handler", names[v & 31], r->error_code, r->rip);
     bounce(r, &pv_dom.traps[v]);

@@ -6,6 +6,8 @@
  * snapshot, at the price of one timer interrupt per interval and a snapshot up to that old.
  */
 #include "stats.h"
+#include "flush.h"
+#include "pagetype.h"
 #include "config.h"
 #include "cpu.h"
 #include "domain.h"
@@ -63,6 +65,9 @@ static void publish(uint32_t flags, unsigned reason)
     }
     s->ipis_sent = LOAD(stats_live.ipis_sent);
     s->cr4_writes = LOAD(stats_live.cr4_writes);
+    s->tlb_flush_local = LOAD(flush_stats.local) + LOAD(flush_stats.local_va);
+    s->tlb_flush_remote_ipi = LOAD(flush_stats.remote);
+    s->pt_validations = LOAD(pv_mm.nr_validations);
     s->flags = flags;
     barrier();
     __atomic_store_n(&s->generation, g + 2, __ATOMIC_RELEASE);

@@ -13,6 +13,7 @@
 #define US 4ull
 #define PS (1ull << 7)
 #define PCD (1ull << 4)
+#define GK  (1ull << 52)                        /* Xen's kernel-entry mark, added with U */
 
 static uint64_t ent(uint64_t mfn, uint64_t flags)
 {
@@ -192,9 +193,9 @@ static void test_fast_path_and_ad(void)
     uint64_t before = pv_mm.nr_validations;
     model_mem[13][0] |= (1ull << 5) | (1ull << 6);  /* the CPU set A and D */
     CHECK_EQ(pt_mod_entry(13, 0, ent(14, P | RW | (1ull << 63)), true), 0);   /* NX only */
-    CHECK_EQ(model_mem[13][0], ent(14, P | RW | US | (1ull << 5) | (1ull << 6) | (1ull << 63)));
+    CHECK_EQ(model_mem[13][0], ent(14, P | RW | US | GK | (1ull << 5) | (1ull << 6) | (1ull << 63)));
     CHECK_EQ(pt_mod_entry(13, 0, ent(14, P | RW), false), 0);
-    CHECK_EQ(model_mem[13][0], ent(14, P | RW | US));
+    CHECK_EQ(model_mem[13][0], ent(14, P | RW | US | GK));
     CHECK_EQ(count_of(14), 1);
     CHECK_EQ(pv_mm.nr_validations, before);
     CHECK_EQ(pt_mod_entry(13, 0, ent(14, P), false), 0);        /* RW dropped: a reference change */

@@ -1,0 +1,42 @@
+/*
+ * iret.c: __HYPERVISOR_iret, the guest kernel's return from an exception or event frame. The
+ * hypercall page's iret stub pushes rcx, r11 and rax on top of the guest's frame, so the stack
+ * holds Xen's struct iret_context: rax r11 rcx flags rip cs rflags rsp ss. The return goes through
+ * our own iretq, so everything it loads is checked first: a selector or address iretq would fault
+ * on crashes the guest with a reason instead of faulting the shim.
+ *
+ * A frame with CS.RPL = 3 returns to guest user mode (bounce frames from kernel mode carry RPL 0,
+ * as Xen's do); user mode comes with the user page tables (NEW_USER_BASEPTR): until then it is
+ * refused with a crash.
+ */
+#include "domain.h"
+#include "config.h"
+#include "x86.h"
+
+#define RFLAGS_GUEST 0x254fd5ul         /* CF PF AF ZF SF TF DF OF NT RF AC ID: what the guest may set */
+
+void pv_iret(struct cpu_regs *r)
+{
+    struct iret_context f;
+
+    if (copy_from_guest(&f, r->rsp, sizeof(f)))
+        pv_crash(r, "iret: its frame at %#lx cannot be read", r->rsp);
+    if ((uint64_t)((int64_t)(f.rip << 16) >> 16) != f.rip)
+        pv_crash(r, "iret to a non-canonical address %#lx", f.rip);
+    uint16_t cs = (uint16_t)f.cs;       /* bits 32-39 of a bounce frame's cs: the saved upcall mask */
+    if ((cs & 3) == 3)
+        pv_crash(r, "iret to guest user mode (cs %#x): not supported yet", cs);
+    if ((cs | 3) != SEL_RING3_CS64 && (cs | 3) != SEL_RING3_CS32)
+        pv_crash(r, "iret with code selector %#x, which is not a flat guest selector", cs);
+    r->rip = f.rip;
+    r->cs = cs | 3;
+    r->rflags = (f.rflags & RFLAGS_GUEST) | RFLAGS_IF | 2;
+    r->rsp = f.rsp;
+    r->ss = SEL_RING3_DS;               /* the only stack selector the guest has */
+    if (!(f.flags & VGCF_in_syscall)) {
+        r->r11 = f.r11;
+        r->rcx = f.rcx;
+    }
+    r->rax = f.rax;
+    pv_dom.shared->vcpu_info[0].evtchn_upcall_mask = !(f.rflags & RFLAGS_IF);
+}
