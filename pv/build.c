@@ -408,9 +408,10 @@ int pv_build(const struct boot_info *bi)
     for (unsigned i = 0; i < bi->nr_mem; i++)
         if (bi->mem[i].type == E820_RAM)
             ram += bi->mem[i].end - bi->mem[i].start;
-    pr_info("guest: memory %lu KiB of %lu KiB RAM; the shim keeps %lu KiB (pool %lu KiB incl. m2p %lu KiB, image %lu KiB)\n",
+    pr_info("guest: memory %lu KiB of %lu KiB RAM; the shim keeps %lu KiB (pool %lu KiB incl. m2p %lu KiB, %lu KiB free; image %lu KiB)\n",
             nr_pages * 4, ram >> 10, (ram >> 10) - nr_pages * 4, shim_pool.total_frames * 4,
-            ALIGN_UP(pv_dom.max_mfn * 8, PAGE_SIZE) >> 10, (uint64_t)(__image_end - __image_start) >> 10);
+            ALIGN_UP(pv_dom.max_mfn * 8, PAGE_SIZE) >> 10, shim_pool.free_frames * 4,
+            (uint64_t)(__image_end - __image_start) >> 10);
     pr_info("guest: kernel %#lx-%#lx, p2m %#lx%s, start_info %#lx, %lu page tables at %#lx, bootstrap end %#lx\n",
             elf.virt_kstart, elf.virt_kend, elf.init_p2m ? elf.init_p2m : va_of(lay.p2m_pfn),
             elf.init_p2m ? " (INIT_P2M)" : "", va_of(lay.si_pfn), lay.nr_pt, va_of(lay.pt_pfn), lay.v_end);

@@ -22,17 +22,25 @@ extern char __image_start[], __image_end[];
 #define PFN_4G      (1ull << (32 - PAGE_SHIFT))
 #define PFN_1M      (1ull << (20 - PAGE_SHIFT))
 
-static uint64_t shim_frames_wanted(const struct shim_opts *o, uint64_t total)
+/*
+ * Frames for the shim's pool. DESIGN.md's budget: the shim keeps at most 4 MiB + 0.25% of RAM,
+ * counting all it holds back from the guest, so the pool gets what the frames `lost` outside it
+ * (image, frame map, page 0) leave. It must hold the m2p (8 bytes per frame of the map, 0.195%),
+ * the page-type words (4 bytes per frame, 0.098%: pv/pagetype.h),
+ * the shim's page tables, stacks and per-CPU pages (a few hundred KiB); the floor keeps 1 MiB
+ * beside the m2p should the image ever grow into the budget. shim_mem= overrides all that.
+ */
+static uint64_t shim_frames_wanted(const struct shim_opts *o, uint64_t ram, uint64_t lost)
 {
-    /* default: 4 MiB + per-frame metadata for the guest: the m2p (8 bytes a frame, 1/512 of RAM)
-     * and the page types (4 bytes a frame, 1/1024) */
-    uint64_t want = o->shim_mem ? PFN_UP(o->shim_mem) : PFN_UP(4ull << 20) + total / 512 + total / 1024;
+    uint64_t budget = PFN_UP(4ull << 20) + ram / 400;
+    uint64_t floor = PFN_UP(frame_map.nr * 8) + PFN_UP(frame_map.nr * 4) + PFN_UP(1ull << 20);
+    uint64_t want = o->shim_mem ? PFN_UP(o->shim_mem) : MAX(budget > lost ? budget - lost : 0, floor);
 
     if (o->shim_mem_min && want < PFN_UP(o->shim_mem_min))
         want = PFN_UP(o->shim_mem_min);
     if (o->shim_mem_max && want > PFN_DOWN(o->shim_mem_max))
         want = PFN_DOWN(o->shim_mem_max);
-    return MIN(want, total / 2);
+    return MIN(want, ram / 2);
 }
 
 static bool overlaps(uint64_t s, uint64_t e, uint64_t s2, uint64_t e2)
@@ -96,6 +104,7 @@ int mm_init(const struct boot_info *bi, const struct shim_opts *o)
             (rc = frame_pool_add(&guest_pool, PFN_UP(m->start), PFN_DOWN(m->end))))
             pr_warn("memory map entry %#lx-%#lx overlaps another: ignored (%d)\n", m->start, m->end, rc);
     }
+    uint64_t ram = guest_pool.total_frames;
     for (unsigned i = 0; i < bi->nr_mem; i++) {
         const struct mem_range *m = &bi->mem[i];
         if (m->type != E820_RAM)
@@ -117,8 +126,9 @@ int mm_init(const struct boot_info *bi, const struct shim_opts *o)
     if (t < 0)
         return (int)t;
     trampoline_pa = (uint64_t)t << PAGE_SHIFT;
-    uint64_t want = shim_frames_wanted(o, guest_pool.free_frames);
-    if ((rc = frame_pool_transfer(&guest_pool, &shim_pool, want, PFN_4G)))
+    uint64_t lost = ram - guest_pool.total_frames - shim_pool.total_frames;
+    uint64_t want = shim_frames_wanted(o, ram, lost);
+    if ((rc = frame_pool_transfer(&guest_pool, &shim_pool, want - MIN(want, shim_pool.total_frames), PFN_4G)))
         return rc;
     map_pa_saved = map_pa;
     ASSERT(frame_pool_check(&guest_pool) == 0 && frame_pool_check(&shim_pool) == 0);

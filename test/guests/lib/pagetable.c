@@ -27,3 +27,23 @@ uint64_t pt_lookup(unsigned long va, int *level)
 		table = (const uint64_t *)(mfn_to_pfn(PTE_MFN(e)) << PAGE_SHIFT);
 	}
 }
+
+unsigned long m2p_entries(void)
+{
+	struct xen_machphys_mapping mp = { 0 };
+	unsigned long slots;
+
+	if (hypercall_memory_op(XENMEM_machphys_mapping, &mp) || mp.v_end <= mp.v_start)
+		return 0;
+	slots = (mp.v_end - mp.v_start) / sizeof(unsigned long);
+	return mp.max_mfn < slots ? mp.max_mfn + 1 : slots;
+}
+
+unsigned long bootstrap_end(void)
+{
+	unsigned long va = boot_rsp;
+
+	while (pt_lookup(va, NULL))
+		va += PAGE_SIZE;
+	return va;
+}

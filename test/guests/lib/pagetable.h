@@ -37,4 +37,10 @@ unsigned long mfn_to_pfn(unsigned long mfn);
  */
 uint64_t pt_lookup(unsigned long va, int *level);
 
+/* Entries of the m2p (XENMEM_machphys_mapping: max_mfn + 1, capped by its size); 0 if unknown. */
+unsigned long m2p_entries(void);
+
+/* Where the bootstrap region ends: the first unmapped page at or after the boot stack's end. */
+unsigned long bootstrap_end(void);
+
 #endif
