@@ -155,13 +155,14 @@ int pt_get_type(uint64_t mfn, unsigned t)
     if (pgi_type(x) != t && (x & PGI_STALE))
         safety_flush();
     *p = (*p & (PGI_STALE | PGI_FIXED)) | ((uint32_t)t << PGI_TYPE_SHIFT) | 1;
-    if (t >= PGT_L1 && t <= PGT_L4) {
-        int rc = validate(mfn, t);
+    if ((t >= PGT_L1 && t <= PGT_L4) || t == PGT_SEG_DESC) {
+        int rc = t == PGT_SEG_DESC ? pt_desc_validate(mfn) : validate(mfn, t);
         if (rc) {
             *p &= ~PGI_COUNT_MASK;      /* no table references it: nothing can have cached it */
             return rc;
         }
-        *p |= PGI_VALIDATED;
+        if (t != PGT_SEG_DESC)
+            *p |= PGI_VALIDATED;
     }
     return 0;
 }
