@@ -39,6 +39,18 @@ static inline uint64_t pte_of(const void *va, uint64_t flags)
 }
 
 /*
+ * Does an accepted L1 entry read back as val? Either as written, or as Xen 4.17 stores a
+ * kernel-only entry of a 64-bit PV guest (adjust_guest_l1e: the kernel runs in ring 3, so U is
+ * forced on and bit 52, _PAGE_GUEST_KERNEL, remembers that it was not a user mapping).
+ */
+static inline bool l1e_matches(uint64_t entry, uint64_t val)
+{
+	if (entry == val)
+		return true;
+	return (val & PTE_PRESENT) && !(val & PTE_USER) && entry == (val | PTE_USER | (1UL << 52));
+}
+
+/*
  * The entry at level (1..4) of the bootstrap tables on the way to va, found by walking
  * start_info->pt_base (the current L4); NULL if a table above is missing or a superpage.
  */

@@ -39,25 +39,13 @@ static unsigned long xen_mfn(void)
 
 static uint64_t *win, *win_l1e, *data, *l1;
 
-/*
- * How an accepted L1 entry may read back: as written, or as Xen 4.17 stores a kernel-only entry
- * of a 64-bit PV guest (adjust_guest_l1e: the kernel runs in ring 3, so U is forced on and bit 52,
- * _PAGE_GUEST_KERNEL, remembers it was not a user mapping).
- */
-static bool stored_as(uint64_t entry, uint64_t val)
-{
-	if (entry == val)
-		return true;
-	return (val & PTE_PRESENT) && !(val & PTE_USER) && entry == (val | PTE_USER | (1UL << 52));
-}
-
 /* update_va_mapping of the window, which must leave the entry as it was on failure. */
 static void uvm_expect(uint64_t val, long want, const char *what)
 {
 	uint64_t before = *win_l1e;
 	long rc = hypercall_update_va_mapping((unsigned long)win, val, UVMF_INVLPG);
 
-	check(rc == want && (rc || stored_as(*win_l1e, val)) && (!rc || *win_l1e == before),
+	check(rc == want && (rc || l1e_matches(*win_l1e, val)) && (!rc || *win_l1e == before),
 	      "update_va_mapping %s: %ld %s (want %ld %s), entry %#lx", what, rc, errno_name(rc),
 	      want, errno_name(want), (unsigned long)*win_l1e);
 }
