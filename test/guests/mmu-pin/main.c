@@ -23,6 +23,9 @@
  *    bootstrap L4, in use, has it.
  *  - a batch (mmuext_op with several ops) stops at the first failure, returns its error and
  *    reports in *done the number of ops that succeeded before it.
+ *  - MMUEXT_NEW_BASEPTR (what Linux does on every switch) to a pinned copy of our L4 works (CR3
+ *    reads it; Xen fills its slot 256 now) and back; to a writable page or an L1 it is -EINVAL;
+ *    MMUEXT_NEW_USER_BASEPTR takes the same L4 or 0, a writable page is -EINVAL.
  */
 #include "guest.h"
 #include "mm.h"
@@ -192,10 +195,59 @@ static void batch(void)
 	check(rc == 0 && done == 0, "an empty batch: %ld, done %u", rc, done);
 }
 
+static unsigned long read_cr3(void)
+{
+	unsigned long v;
+
+	__asm__ volatile("mov %%cr3, %0" : "=r"(v));	/* emulated for PV: the base pointer */
+	return v;
+}
+
+/* A pinned copy of our L4 becomes the base pointer, and back; what may not be one. */
+static void base_pointers(void)
+{
+	const uint64_t *boot_l4 = (const uint64_t *)start_info->pt_base;
+	unsigned long boot_mfn = virt_to_mfn(boot_l4);
+	uint64_t *l4 = page_alloc(), *l1 = page_alloc();
+	void *data = page_alloc();
+	long rc;
+
+	for (unsigned int i = 0; i < 512; i++)
+		if (i < 256 || i > 271)	/* the guest's slots: the same lower tables */
+			l4[i] = boot_l4[i];
+	if (page_ro(l4) || pin(4, l4) || page_ro(l1) || pin(1, l1))
+		test_fail("cannot pin a copy of our L4 and a spare L1");
+	check(!l4[256], "the pinned copy's slot 256 is empty before use (%#lx)", (unsigned long)l4[256]);
+	rc = mmuext1(MMUEXT_NEW_BASEPTR, virt_to_mfn(l4));
+	check(rc == 0 && read_cr3() >> PAGE_SHIFT == virt_to_mfn(l4),
+	      "MMUEXT_NEW_BASEPTR to the copy: %ld %s, cr3 %#lx", rc, errno_name(rc), read_cr3());
+	check(l4[256] == boot_l4[256] && machine_to_phys_mapping[boot_mfn] == (unsigned long)boot_l4 >> PAGE_SHIFT,
+	      "running on it: Xen filled slot 256 (%#lx) and the m2p reads through it", (unsigned long)l4[256]);
+	rc = mmuext1(MMUEXT_NEW_BASEPTR, boot_mfn);
+	check(rc == 0 && read_cr3() >> PAGE_SHIFT == boot_mfn, "and back to the bootstrap L4: %ld, cr3 %#lx",
+	      rc, read_cr3());
+
+	rc = mmuext1(MMUEXT_NEW_BASEPTR, virt_to_mfn(data));
+	check(rc == -XEN_EINVAL, "NEW_BASEPTR to a writable data page: %ld %s (want -EINVAL)", rc,
+	      errno_name(rc));
+	rc = mmuext1(MMUEXT_NEW_BASEPTR, virt_to_mfn(l1));
+	check(rc == -XEN_EINVAL, "NEW_BASEPTR to a pinned L1: %ld %s (want -EINVAL)", rc, errno_name(rc));
+	rc = mmuext1(MMUEXT_NEW_USER_BASEPTR, virt_to_mfn(l4));
+	check(rc == 0, "MMUEXT_NEW_USER_BASEPTR to the copy: %ld %s", rc, errno_name(rc));
+	rc = mmuext1(MMUEXT_NEW_USER_BASEPTR, virt_to_mfn(data));
+	check(rc == -XEN_EINVAL, "NEW_USER_BASEPTR to a writable data page: %ld %s (want -EINVAL)", rc,
+	      errno_name(rc));
+	rc = mmuext1(MMUEXT_NEW_USER_BASEPTR, 0);
+	check(rc == 0, "NEW_USER_BASEPTR 0 (none): %ld %s", rc, errno_name(rc));
+	rc = unpin(l4) | unpin(l1);
+	check(rc == 0, "unpin the copy and the L1: %ld", rc);
+}
+
 void test_main(void)
 {
 	l1_rules();
 	chain();
 	batch();
+	base_pointers();
 }
 

@@ -19,6 +19,8 @@
  *  - update_va_mapping of a va in Xen's hole, a non-canonical va, or a va with no L1 is -EINVAL.
  *  - mmu_update commands 4-7 are -ENOSYS; a ptr into a frame we do not own is -EINVAL; a ptr
  *    into an ordinary writable page of ours is simply a write (the page is no page table).
+ *    MMU_PT_UPDATE_PRESERVE_AD keeps the entry's A/D bits (ORs them in) and validates like a
+ *    normal update; MMU_PT_UPDATE_NO_TRANSLATE is a normal update for an untranslated guest.
  * A refused update leaves the entry as it was; an accepted kernel-only L1 entry reads back either
  * as written or with U and bit 52 added (what Xen 4.17 does: adjust_guest_l1e).
  */
@@ -154,6 +156,23 @@ static void mmu_update_cmds(void)
 	}
 	rc = mmu_update1((uint64_t)xen_mfn() << PAGE_SHIFT, 0);
 	check(rc == -XEN_EINVAL, "mmu_update into a Xen frame: %ld %s (want -EINVAL)", rc, errno_name(rc));
+	/* MMU_PT_UPDATE_PRESERVE_AD (Linux's ptep_modify_prot_commit): A/D of the entry survive. */
+	rc = hypercall_update_va_mapping((unsigned long)win, pte_of(data, PTE_RW_FLAGS), UVMF_INVLPG);
+	check(rc == 0 && (*win_l1e & (PTE_ACCESSED | PTE_DIRTY)) == (PTE_ACCESSED | PTE_DIRTY),
+	      "window -> data with A|D: %ld, entry %#lx", rc, (unsigned long)*win_l1e);
+	rc = mmu_update1(virt_to_maddr(win_l1e) | MMU_PT_UPDATE_PRESERVE_AD,
+			 pte_of(data, PTE_PRESENT | PTE_RW));
+	check(rc == 0 && l1e_matches(*win_l1e, pte_of(data, PTE_RW_FLAGS)),
+	      "MMU_PT_UPDATE_PRESERVE_AD without A|D: %ld %s, entry %#lx keeps A|D", rc, errno_name(rc),
+	      (unsigned long)*win_l1e);
+	rc = mmu_update1(virt_to_maddr(win_l1e) | MMU_PT_UPDATE_PRESERVE_AD, pte_of(l1, PTE_RW_FLAGS));
+	check(rc == -XEN_EBUSY, "MMU_PT_UPDATE_PRESERVE_AD validates too (writable map of an L1): %ld %s",
+	      rc, errno_name(rc));
+	/* MMU_PT_UPDATE_NO_TRANSLATE: for a PV (untranslated) guest the same as a normal update. */
+	rc = mmu_update1(virt_to_maddr(win_l1e) | MMU_PT_UPDATE_NO_TRANSLATE, pte_of(win, PTE_RW_FLAGS));
+	check(rc == 0 && l1e_matches(*win_l1e, pte_of(win, PTE_RW_FLAGS)),
+	      "MMU_PT_UPDATE_NO_TRANSLATE back to the window's frame: %ld %s", rc, errno_name(rc));
+	invlpg(win);
 	rc = mmu_update1(virt_to_maddr(&data[9]), 0x1234567890abcdefUL);
 	check(rc == 0 && data[9] == 0x1234567890abcdefUL,
 	      "mmu_update into a writable data page is a plain write: %ld, value %#lx", rc,
