@@ -93,4 +93,7 @@ trap_common:
 	movq	$0, 24(%rsp)
 	mov	$__HYPERVISOR_iret, %eax
 	syscall
+	mov	%rax, %rdi		/* iret came back: a hypervisor without it; say so */
+	and	$-16, %rsp
+	call	trap_iret_failed
 	ud2

@@ -21,5 +21,6 @@ bool probe_recover(struct trap_frame *f)
 	probe_fault.cr2 = f->vector == 14 && shared_info ? shared_info->vcpu_info[0].arch.cr2 : 0;
 	probe_fault.count++;
 	f->rip = probe_fixup;
+	probe_fixup = 0;	/* one fault per probe: a second one (the way back failed) is fatal */
 	return true;
 }

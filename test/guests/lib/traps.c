@@ -44,6 +44,13 @@ void trap_entry(struct trap_frame *f)
 	trap_fatal(f);
 }
 
+_Noreturn void trap_iret_failed(long rc)
+{
+	printf("HYPERVISOR_iret returned %ld (%s) instead of resuming after an expected fault\n", rc,
+	       errno_name(rc));
+	test_crash("no way back from an expected fault");
+}
+
 _Noreturn void trap_fatal(const struct trap_frame *f)
 {
 	const char *name = f->vector < 32 && vector_names[f->vector] ? vector_names[f->vector] : "?";

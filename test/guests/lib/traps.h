@@ -20,6 +20,9 @@ long traps_init(void);
  */
 void trap_entry(struct trap_frame *f);
 
+/* HYPERVISOR_iret returned (rc) instead of resuming a probe: end the test as a crash. */
+_Noreturn void trap_iret_failed(long rc);
+
 /* Print the frame and end the test as a crash. */
 _Noreturn void trap_fatal(const struct trap_frame *f);
 
