@@ -2,8 +2,12 @@
  * entry.S: exception entry points. For a 64-bit PV guest Xen builds the frame
  * [rcx, r11, (error code), rip, cs, rflags, rsp, ss] on the kernel stack: it used rcx and r11 to
  * get back to us. Each stub restores those two, makes the frame uniform (a 0 where the CPU pushes
- * no error code, then the vector) and hands a struct trap_frame to trap_fatal(), which never returns.
+ * no error code, then the vector) and hands a struct trap_frame to trap_entry(). That ends the test
+ * (trap_fatal) unless a probe (probe.S) expected the fault and moved the frame's rip to its fixup:
+ * then we go back there through HYPERVISOR_iret.
  */
+#include <xen/xen.h>
+
 	.text
 	.code64
 
@@ -58,6 +62,38 @@ trap_common:
 	push	%r14
 	push	%r15
 	mov	%rsp, %rdi
+	mov	%rsp, %rbx		/* callee-saved: the frame, after the call */
 	and	$-16, %rsp		/* the C ABI wants a 16-byte aligned call */
-	call	trap_fatal
+	call	trap_entry		/* returns only if the fault was expected */
+	mov	%rbx, %rsp
+	pop	%r15
+	pop	%r14
+	pop	%r13
+	pop	%r12
+	pop	%r11
+	pop	%r10
+	pop	%r9
+	pop	%r8
+	pop	%rbp
+	pop	%rdi
+	pop	%rsi
+	pop	%rdx
+	pop	%rcx
+	pop	%rbx
+	pop	%rax
+	/*
+	 * Left: [vector, error, rip, cs, rflags, rsp, ss]. HYPERVISOR_iret wants
+	 * [rax, r11, rcx, flags, rip, cs, rflags, rsp, ss]: two more slots below; flags 0 = not
+	 * returning from a syscall, so Xen restores rcx and r11 from the frame.
+	 */
+	sub	$16, %rsp
+	mov	%rax, (%rsp)
+	mov	%r11, 8(%rsp)
+	mov	%rcx, 16(%rsp)
+	movq	$0, 24(%rsp)
+	mov	$__HYPERVISOR_iret, %eax
+	syscall
+	mov	%rax, %rdi		/* iret came back: a hypervisor without it; say so */
+	and	$-16, %rsp
+	call	trap_iret_failed
 	ud2

@@ -14,6 +14,15 @@ struct trap_frame {
 /* Register the trap table with Xen; returns the hypercall's result. */
 long traps_init(void);
 
+/*
+ * Called by every entry stub: returns if a probe expected the fault (probe.c, linked only by tests
+ * that use probes), after which the stub resumes at the frame's rip; else trap_fatal().
+ */
+void trap_entry(struct trap_frame *f);
+
+/* HYPERVISOR_iret returned (rc) instead of resuming a probe: end the test as a crash. */
+_Noreturn void trap_iret_failed(long rc);
+
 /* Print the frame and end the test as a crash. */
 _Noreturn void trap_fatal(const struct trap_frame *f);
 

@@ -1,0 +1,80 @@
+/*
+ * probe.S: the probes of probe.h. Each sets probe_fixup to its recovery label, runs its one
+ * access, clears probe_fixup and returns true. A fault on the access lands in probe_recover()
+ * (probe.c), which records it and moves the frame's rip to probe_fixup: the label clears it and
+ * returns false. (probe_fixup lives in probe.c: referring to it pulls the recovery into the link.)
+ * No probe touches the stack before its access, so the rsp of the fault is the
+ * probe's own and `ret` from the label goes back to the caller.
+ */
+	.text
+	.code64
+
+.macro PROBE name:req
+	.globl probe_\name
+probe_\name:
+	lea	.Lfail_\name(%rip), %rax
+	mov	%rax, probe_fixup(%rip)
+.endm
+
+.macro DONE name:req
+	movq	$0, probe_fixup(%rip)
+	mov	$1, %eax
+	ret
+.Lfail_\name:
+	movq	$0, probe_fixup(%rip)
+	xor	%eax, %eax
+	ret
+.endm
+
+/* bool probe_read(const void *p, uint64_t *val) */
+PROBE read
+	.globl probe_insn_read
+probe_insn_read:
+	mov	(%rdi), %rdx
+	mov	%rdx, (%rsi)
+DONE read
+
+/* bool probe_write(void *p, uint64_t val) */
+PROBE write
+	.globl probe_insn_write
+probe_insn_write:
+	mov	%rsi, (%rdi)
+DONE write
+
+/* bool probe_write8(void *p, uint8_t val) */
+PROBE write8
+	.globl probe_insn_write8
+probe_insn_write8:
+	mov	%sil, (%rdi)
+DONE write8
+
+/* bool probe_xchg(void *p, uint64_t val, uint64_t *old) */
+PROBE xchg
+	.globl probe_insn_xchg
+probe_insn_xchg:
+	xchg	%rsi, (%rdi)
+	mov	%rsi, (%rdx)
+DONE xchg
+
+/* bool probe_cmpxchg(void *p, uint64_t expect, uint64_t val, uint64_t *seen) */
+PROBE cmpxchg
+	mov	%rsi, %rax
+	.globl probe_insn_cmpxchg
+probe_insn_cmpxchg:
+	lock cmpxchg %rdx, (%rdi)
+	mov	%rax, (%rcx)
+DONE cmpxchg
+
+/* bool probe_lock_orb(void *p, uint8_t val) */
+PROBE lock_orb
+	.globl probe_insn_orb
+probe_insn_orb:
+	lock orb %sil, (%rdi)
+DONE lock_orb
+
+/* bool probe_lock_andb(void *p, uint8_t val) */
+PROBE lock_andb
+	.globl probe_insn_andb
+probe_insn_andb:
+	lock andb %sil, (%rdi)
+DONE lock_andb

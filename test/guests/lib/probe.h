@@ -1,0 +1,33 @@
+/*
+ * probe.h: single memory accesses that may fault, for tests that expect a fault (a write to a
+ * read-only page table, to the m2p, a read through an unhooked mapping). Each probe is one
+ * instruction; if it faults, the trap is recorded in probe_fault and the probe returns false
+ * instead of ending the test. Any fault outside a probe is still fatal.
+ */
+#ifndef GUEST_PROBE_H
+#define GUEST_PROBE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct probe_fault {
+	unsigned long count;	/* faults caught so far */
+	unsigned long vector, error, rip;
+	unsigned long cr2;	/* vcpu_info's cr2, for a #PF */
+};
+extern volatile struct probe_fault probe_fault;
+
+/* true: the access completed (results through the pointers); false: it faulted. */
+bool probe_read(const void *p, uint64_t *val);
+bool probe_write(void *p, uint64_t val);			/* mov */
+bool probe_write8(void *p, uint8_t val);			/* movb */
+bool probe_xchg(void *p, uint64_t val, uint64_t *old);		/* xchg (implicitly locked) */
+bool probe_cmpxchg(void *p, uint64_t expect, uint64_t val, uint64_t *seen);	/* lock cmpxchg */
+bool probe_lock_orb(void *p, uint8_t val);			/* lock orb */
+bool probe_lock_andb(void *p, uint8_t val);			/* lock andb */
+
+/* The faulting instruction of each probe, to check a fault's rip against. */
+extern char probe_insn_read[], probe_insn_write[], probe_insn_write8[], probe_insn_xchg[],
+	probe_insn_cmpxchg[], probe_insn_orb[], probe_insn_andb[];
+
+#endif

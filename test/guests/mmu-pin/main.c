@@ -1,0 +1,257 @@
+/*
+ * mmu-pin: MMUEXT_PIN_L1_TABLE..PIN_L4_TABLE and MMUEXT_UNPIN_TABLE, accepted and refused.
+ *
+ * A PV guest's page tables are ordinary frames of its own; pinning one (public/xen.h, "Pinning
+ * the page type") makes Xen validate it as a table of that level and keep that type until it is
+ * unpinned, however many entries point at it. The type rules (xen/arch/x86/mm.c,
+ * _get_page_type, promote_l*_table, do_mmuext_op) give exact results that a shim must match:
+ *  - a frame can hold one type at a time: pinning a frame still mapped writable anywhere (type
+ *    "writable page", count > 0) is -EINVAL, so is pinning at a level other than the one it is
+ *    in use at;
+ *  - validation: every present entry of the table must pass. An L1 entry with a cache-attribute
+ *    bit (PCD) in a guest without I/O memory is -EINVAL; an L1 entry mapping a page table
+ *    writable is -EBUSY (get_page_from_l1e cannot take the "writable" type). An L1 whose entries
+ *    map writable data pages is not a valid L2 (each entry would have to be an L1): -EINVAL, and
+ *    the failed attempt leaves no type behind (the same frame pins as an L1 afterwards);
+ *  - pinning twice is -EINVAL ("already pinned"), unpinning a frame that is not pinned is -EINVAL,
+ *    a frame we do not own (a Xen frame) is -EINVAL, an unknown command is -ENOSYS;
+ *  - a chain L4 -> L3 -> L2 -> L1 pins level by level and unpins from the top; an L1 already in
+ *    use by a pinned L2 can itself be pinned (same type), and unpinned again;
+ *  - promoting an L4 writes Xen's slots (256-271, init_xen_l4_slots): slot 258 is Xen's linear
+ *    map of that L4 itself; slot 256, the read-only m2p, stays empty (without VMASST m2p_strict
+ *    Xen fills it only when the L4 is loaded as a kernel base pointer: fill_ro_mpt), while the
+ *    bootstrap L4, in use, has it.
+ *  - a batch (mmuext_op with several ops) stops at the first failure, returns its error and
+ *    reports in *done the number of ops that succeeded before it.
+ *  - MMUEXT_NEW_BASEPTR (what Linux does on every switch) to a pinned copy of our L4 works (CR3
+ *    reads it; Xen fills its slot 256 now) and back; to a writable page or an L1 it is -EINVAL;
+ *    MMUEXT_NEW_USER_BASEPTR takes the same L4 or 0, a writable page is -EINVAL.
+ */
+#include "guest.h"
+#include "mm.h"
+
+const char test_title[] = "mmu-pin: pin and unpin page tables at each level";
+
+/* A Xen frame: the L3 behind L4 slot 256 (the m2p), owned by Xen, not by us. */
+static unsigned long xen_mfn(void)
+{
+	return PTE_MFN(((uint64_t *)start_info->pt_base)[256]);
+}
+
+static void l1_rules(void)
+{
+	uint64_t *l1 = page_alloc(), *data = page_alloc(), *w = page_alloc();
+	long rc;
+
+	/* A valid L1: data read-only in slot 0, writable in slot 1. */
+	l1[0] = pte_of(data, PTE_RO_FLAGS);
+	l1[1] = pte_of(w, PTE_RW_FLAGS);
+
+	rc = pin(1, l1);
+	check(rc == -XEN_EINVAL, "pin L1 of a frame still mapped writable: %ld %s (want -EINVAL)",
+	      rc, errno_name(rc));
+	rc = page_ro(l1);
+	if (!check(rc == 0, "remap the L1 read-only: %ld %s", rc, errno_name(rc)))
+		return;
+	rc = pin(1, l1);
+	check(rc == 0, "pin L1: %ld %s", rc, errno_name(rc));
+	rc = pin(1, l1);
+	check(rc == -XEN_EINVAL, "pin L1 twice: %ld %s (want -EINVAL)", rc, errno_name(rc));
+	rc = pin(2, l1);
+	check(rc == -XEN_EINVAL, "pin a pinned L1 as L2: %ld %s (want -EINVAL)", rc, errno_name(rc));
+	rc = unpin(l1);
+	check(rc == 0, "unpin L1: %ld %s", rc, errno_name(rc));
+	rc = unpin(l1);
+	check(rc == -XEN_EINVAL, "unpin it again: %ld %s (want -EINVAL)", rc, errno_name(rc));
+	rc = unpin(data);
+	check(rc == -XEN_EINVAL, "unpin a data page never pinned: %ld %s (want -EINVAL)", rc,
+	      errno_name(rc));
+
+	/* Wrong level: as an L2, slot 1 would need w to be an L1, but w is a writable page. */
+	rc = pin(2, l1);
+	check(rc == -XEN_EINVAL, "pin an L1 (entries map writable pages) as L2: %ld %s (want -EINVAL)",
+	      rc, errno_name(rc));
+	rc = pin(1, l1);
+	check(rc == 0, "the failed L2 pin left no type: pin L1 again: %ld %s", rc, errno_name(rc));
+	rc = unpin(l1);
+	check(rc == 0, "unpin: %ld %s", rc, errno_name(rc));
+
+	/* Bad entries: a cache attribute bit; a writable mapping of a page table (l1 itself). */
+	uint64_t *bad = page_alloc();
+
+	bad[5] = pte_of(data, PTE_RO_FLAGS | 0x10 /* PCD */);
+	rc = page_ro(bad);
+	check(rc == 0, "remap a second L1 read-only: %ld", rc);
+	rc = pin(1, bad);
+	check(rc == -XEN_EINVAL, "pin L1 with a PCD entry: %ld %s (want -EINVAL)", rc, errno_name(rc));
+	check(pin(1, l1) == 0, "pin the first L1 again");
+	rc = page_rw(bad);
+	check(rc == 0, "remap the second writable to edit it: %ld", rc);
+	bad[5] = pte_of(l1, PTE_RW_FLAGS);
+	check(page_ro(bad) == 0, "and read-only again");
+	rc = pin(1, bad);
+	check(rc == -XEN_EBUSY, "pin L1 with a writable mapping of a pinned L1: %ld %s (want -EBUSY)",
+	      rc, errno_name(rc));
+	rc = unpin(l1);
+	check(rc == 0, "unpin the first L1: %ld %s", rc, errno_name(rc));
+
+	rc = mmuext1(MMUEXT_PIN_L1_TABLE, xen_mfn());
+	check(rc == -XEN_EINVAL, "pin a Xen frame (mfn %#lx): %ld %s (want -EINVAL)", xen_mfn(), rc,
+	      errno_name(rc));
+	rc = mmuext1(MMUEXT_UNPIN_TABLE, xen_mfn());
+	check(rc == -XEN_EINVAL, "unpin a Xen frame: %ld %s (want -EINVAL)", rc, errno_name(rc));
+	rc = mmuext1(63, 0);
+	check(rc == -XEN_ENOSYS, "unknown mmuext command 63: %ld %s (want -ENOSYS)", rc,
+	      errno_name(rc));
+}
+
+/* L4 -> L3 -> L2 -> L1 -> data, pinned bottom-up (each level once hooked into the next). */
+static void chain(void)
+{
+	uint64_t *l4 = page_alloc(), *l3 = page_alloc(), *l2 = page_alloc(), *l1 = page_alloc();
+	uint64_t *data = page_alloc();
+	const uint64_t *boot_l4 = (const uint64_t *)start_info->pt_base;
+	long rc;
+
+	l1[7] = pte_of(data, PTE_RW_FLAGS);
+	l2[3] = pte_of(l1, PDE_FLAGS);
+	l3[2] = pte_of(l2, PDE_FLAGS);
+	l4[1] = pte_of(l3, PDE_FLAGS);
+	if (page_ro(l1) || page_ro(l2) || page_ro(l3) || page_ro(l4))
+		test_fail("cannot remap the chain read-only");
+
+	rc = pin(2, l2);
+	check(rc == 0, "pin L2 (validates its L1 too): %ld %s", rc, errno_name(rc));
+	rc = pin(1, l1);
+	check(rc == 0, "pin the L1 it already uses as L1: %ld %s", rc, errno_name(rc));
+	rc = pin(1, l2);
+	check(rc == -XEN_EINVAL, "pin the pinned L2 as L1: %ld %s (want -EINVAL)", rc, errno_name(rc));
+	rc = pin(3, l1);
+	check(rc == -XEN_EINVAL, "pin the L1 as L3: %ld %s (want -EINVAL)", rc, errno_name(rc));
+	rc = unpin(l1);
+	check(rc == 0, "unpin the L1 (still in use by the L2): %ld %s", rc, errno_name(rc));
+	rc = page_rw(l1);
+	check(rc == -XEN_EBUSY, "map that L1 writable while the L2 uses it: %ld %s (want -EBUSY)", rc,
+	      errno_name(rc));
+
+	rc = pin(3, l3);
+	check(rc == 0, "pin L3: %ld %s", rc, errno_name(rc));
+	rc = pin(4, l4);
+	check(rc == 0, "pin L4: %ld %s", rc, errno_name(rc));
+	/* The reserved slots are the hypervisor's, filled as it likes: Xen puts its linear map in
+	 * 258 and leaves the m2p's 256 empty until the L4 is a base pointer; our shim copies its own
+	 * entries into all of 256-271 at once. Either way none is what the guest wrote (zero). */
+	check((l4[258] & PTE_PRESENT) && (PTE_MFN(l4[258]) == virt_to_mfn(l4) || l4[258] == boot_l4[258]),
+	      "the hypervisor filled the pinned L4's slot 258 (Xen: its linear map): %#lx",
+	      (unsigned long)l4[258]);
+	check(boot_l4[256] && (!l4[256] || l4[256] == boot_l4[256]),
+	      "slot 256 (read-only m2p) is empty (Xen, until the L4 is a base pointer) or the m2p's: %#lx (bootstrap L4, in use: %#lx)",
+	      (unsigned long)l4[256], (unsigned long)boot_l4[256]);
+	check(l4[1] == pte_of(l3, PDE_FLAGS), "its guest slot 1 is as we wrote it: %#lx",
+	      (unsigned long)l4[1]);
+	rc = pin(4, l4);
+	check(rc == -XEN_EINVAL, "pin L4 twice: %ld %s (want -EINVAL)", rc, errno_name(rc));
+
+	rc = unpin(l4);
+	check(rc == 0, "unpin L4: %ld %s", rc, errno_name(rc));
+	rc = unpin(l3);
+	check(rc == 0, "unpin L3: %ld %s", rc, errno_name(rc));
+	rc = unpin(l2);
+	check(rc == 0, "unpin L2: %ld %s", rc, errno_name(rc));
+	/* Nothing holds the chain now: each frame can be writable again. */
+	rc = page_rw(l1) | page_rw(l2) | page_rw(l3) | page_rw(l4);
+	check(rc == 0, "after unpinning, all four frames can be mapped writable again: %ld", rc);
+	rc = pin(4, l4);
+	check(rc == -XEN_EINVAL, "pin L4 of a frame mapped writable: %ld %s (want -EINVAL)", rc,
+	      errno_name(rc));
+}
+
+/* A batch stops at the first failing op; *done counts the ones before it. */
+static void batch(void)
+{
+	uint64_t *a = page_alloc(), *b = page_alloc();
+	struct mmuext_op ops[4] = {
+		{ .cmd = MMUEXT_PIN_L1_TABLE, .arg1.mfn = virt_to_mfn(a) },
+		{ .cmd = MMUEXT_PIN_L1_TABLE, .arg1.mfn = virt_to_mfn(b) },
+		{ .cmd = MMUEXT_PIN_L1_TABLE, .arg1.mfn = virt_to_mfn(a) },	/* twice: fails */
+		{ .cmd = MMUEXT_UNPIN_TABLE, .arg1.mfn = virt_to_mfn(b) },	/* never reached */
+	};
+	unsigned int done = 99;
+	long rc;
+
+	if (page_ro(a) || page_ro(b))
+		test_fail("cannot remap the batch's pages read-only");
+	rc = mmuext(ops, 4, &done);
+	check(rc == -XEN_EINVAL && done == 2,
+	      "batch pin a, pin b, pin a, unpin b: %ld %s, done %u (want -EINVAL, 2)", rc,
+	      errno_name(rc), done);
+	rc = unpin(b);
+	check(rc == 0, "b is still pinned (the 4th op never ran): unpin %ld %s", rc, errno_name(rc));
+	done = 99;
+	rc = mmuext(ops + 3, 1, &done);
+	check(rc == -XEN_EINVAL && done == 0, "unpin b again as a batch of one: %ld %s, done %u", rc,
+	      errno_name(rc), done);
+	rc = unpin(a);
+	check(rc == 0, "unpin a: %ld %s", rc, errno_name(rc));
+	done = 99;
+	rc = mmuext(ops, 0, &done);
+	check(rc == 0 && done == 0, "an empty batch: %ld, done %u", rc, done);
+}
+
+static unsigned long read_cr3(void)
+{
+	unsigned long v;
+
+	__asm__ volatile("mov %%cr3, %0" : "=r"(v));	/* emulated for PV: the base pointer */
+	return v;
+}
+
+/* A pinned copy of our L4 becomes the base pointer, and back; what may not be one. */
+static void base_pointers(void)
+{
+	const uint64_t *boot_l4 = (const uint64_t *)start_info->pt_base;
+	unsigned long boot_mfn = virt_to_mfn(boot_l4);
+	uint64_t *l4 = page_alloc(), *l1 = page_alloc();
+	void *data = page_alloc();
+	long rc;
+
+	for (unsigned int i = 0; i < 512; i++)
+		if (i < 256 || i > 271)	/* the guest's slots: the same lower tables */
+			l4[i] = boot_l4[i];
+	if (page_ro(l4) || pin(4, l4) || page_ro(l1) || pin(1, l1))
+		test_fail("cannot pin a copy of our L4 and a spare L1");
+	check(!l4[256] || l4[256] == boot_l4[256], "the pinned copy's slot 256 is empty (Xen) or the m2p's before use (%#lx)",
+	      (unsigned long)l4[256]);
+	rc = mmuext1(MMUEXT_NEW_BASEPTR, virt_to_mfn(l4));
+	check(rc == 0 && read_cr3() >> PAGE_SHIFT == virt_to_mfn(l4),
+	      "MMUEXT_NEW_BASEPTR to the copy: %ld %s, cr3 %#lx", rc, errno_name(rc), read_cr3());
+	check(l4[256] == boot_l4[256] && machine_to_phys_mapping[boot_mfn] == (unsigned long)boot_l4 >> PAGE_SHIFT,
+	      "running on it: Xen filled slot 256 (%#lx) and the m2p reads through it", (unsigned long)l4[256]);
+	rc = mmuext1(MMUEXT_NEW_BASEPTR, boot_mfn);
+	check(rc == 0 && read_cr3() >> PAGE_SHIFT == boot_mfn, "and back to the bootstrap L4: %ld, cr3 %#lx",
+	      rc, read_cr3());
+
+	rc = mmuext1(MMUEXT_NEW_BASEPTR, virt_to_mfn(data));
+	check(rc == -XEN_EINVAL, "NEW_BASEPTR to a writable data page: %ld %s (want -EINVAL)", rc,
+	      errno_name(rc));
+	rc = mmuext1(MMUEXT_NEW_BASEPTR, virt_to_mfn(l1));
+	check(rc == -XEN_EINVAL, "NEW_BASEPTR to a pinned L1: %ld %s (want -EINVAL)", rc, errno_name(rc));
+	rc = mmuext1(MMUEXT_NEW_USER_BASEPTR, virt_to_mfn(l4));
+	check(rc == 0, "MMUEXT_NEW_USER_BASEPTR to the copy: %ld %s", rc, errno_name(rc));
+	rc = mmuext1(MMUEXT_NEW_USER_BASEPTR, virt_to_mfn(data));
+	check(rc == -XEN_EINVAL, "NEW_USER_BASEPTR to a writable data page: %ld %s (want -EINVAL)", rc,
+	      errno_name(rc));
+	rc = mmuext1(MMUEXT_NEW_USER_BASEPTR, 0);
+	check(rc == 0, "NEW_USER_BASEPTR 0 (none): %ld %s", rc, errno_name(rc));
+	rc = unpin(l4) | unpin(l1);
+	check(rc == 0, "unpin the copy and the L1: %ld", rc);
+}
+
+void test_main(void)
+{
+	l1_rules();
+	chain();
+	batch();
+	base_pointers();
+}
+
