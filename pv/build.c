@@ -360,10 +360,11 @@ int pv_build(const struct boot_info *bi)
         return rc;
     if ((rc = pv_elf_parse(&elf, k.elf, k.elf_len)))
         return fail(rc, "%s", elf.why);
-    pv_dom.features = (1u << XENFEAT_pae_pgdir_above_4gb);
+    pv_dom.features = (1u << XENFEAT_mmu_pt_update_preserve_ad) | (1u << XENFEAT_highmem_assist) |
+                      (1u << XENFEAT_gnttab_map_avail_bits);
     /* What a kernel may require: writable page tables are ptwr.c (Xen never lists that one in
      * XENVER_get_features for PV, but its builder accepts the requirement, and so do we). */
-    const uint32_t can = pv_dom.features | (1u << XENFEAT_writable_page_tables);
+    const uint32_t can = pv_dom.features | (1u << XENFEAT_writable_page_tables) | (1u << XENFEAT_pae_pgdir_above_4gb);
     if (elf.feat_required & ~can) {
         uint32_t miss = elf.feat_required & ~can;
         return fail(-XEN_EOPNOTSUPP, "the kernel requires Xen feature %u (see features.h), not offered yet",

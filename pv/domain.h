@@ -9,6 +9,9 @@
 
 struct boot_info;
 
+#define SHIM_XEN_MAJOR 4                /* the interface we implement: Xen 4.17's */
+#define SHIM_XEN_MINOR 17
+
 #define PV_M2P_VIRT      0xffff800000000000ull  /* RO_MPT_VIRT_START: the guest's read-only m2p */
 #define PV_HOLE_START    0xffff800000000000ull  /* HYPERVISOR_VIRT_START */
 #define PV_HOLE_END      0xffff880000000000ull  /* HYPERVISOR_VIRT_END */
@@ -36,6 +39,11 @@ struct pv_domain {
     uint64_t cr3;                       /* machine address of the current (kernel) L4 */
     uint64_t cr3_user_mfn;              /* NEW_USER_BASEPTR's L4 (0: none) */
     uint64_t ldt_base, ldt_ents;
+    uint64_t gs_base_user;              /* the guest's other GS base (user mode's, while in kernel) */
+    uint64_t kernel_ss, kernel_sp;      /* stack_switch: the stack for entries from user mode */
+    bool fpu_ts;                        /* fpu_taskswitch: the guest's virtual CR0.TS */
+    unsigned iopl;                      /* physdev set_iopl: the virtual IOPL */
+    uint64_t iobmp, iobmp_ports;        /* physdev set_iobitmap */
     unsigned nr_vcpus;
     spinlock_t mmu_lock;                /* serialises page-table changes (pagetype.c) */
     uint64_t vm_assist;
@@ -74,6 +82,8 @@ void pv_crash(const struct cpu_regs *r, const char *fmt, ...) __printf(2, 3) __n
 
 /* traps.c / syscall entry */
 bool pv_trap(struct cpu_regs *r, uint64_t cr2);     /* an exception from the guest */
+bool pv_emulate(struct cpu_regs *r);                /* emulate.c: #GP/#UD it could answer */
+void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d);
 bool pv_ptwr_fault(struct cpu_regs *r, uint64_t cr2);  /* ptwr.c: a write to an L1 it emulated */
 void pv_syscall(struct cpu_regs *r);                /* SYSCALL from the guest */
 void pv_iret(struct cpu_regs *r);                   /* iret.c: __HYPERVISOR_iret */

@@ -3,8 +3,6 @@
 #include "hypercall.h"
 #include "xerrno.h"
 
-#define SHIM_XEN_MAJOR 4                /* the interface we implement: Xen 4.17's */
-#define SHIM_XEN_MINOR 17
 
 static long put(uint64_t arg, const void *v, size_t n)
 {
@@ -45,7 +43,13 @@ long hc_xen_version(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64
         xen_feature_info_t fi;
         if (copy_from_guest(&fi, arg, sizeof(fi)))
             return -XEN_EFAULT;
-        fi.submap = fi.submap_idx == 0 ? pv_dom.features : 0;
+        if (fi.submap_idx != 0)
+            return -XEN_EINVAL;         /* as Xen: one submap */
+        /* as Xen for PV (Linux panics without gnttab_map_avail_bits); pae_pgdir_above_4gb only
+         * once the guest asked for pae_extended_cr3 */
+        fi.submap = pv_dom.features;
+        if (pv_dom.vm_assist & (1ull << VMASST_TYPE_pae_extended_cr3))
+            fi.submap |= 1u << XENFEAT_pae_pgdir_above_4gb;
         return put(arg, &fi, sizeof(fi));
     }
     case XENVER_pagesize:

@@ -28,9 +28,9 @@ static const struct hc_entry table[64] = {
     H(set_trap_table, hc_set_trap_table),
     H(mmu_update, hc_mmu_update),
     R(set_gdt, -XEN_ENOSYS),
-    R(stack_switch, -XEN_ENOSYS),
+    H(stack_switch, hc_stack_switch),
     R(set_callbacks, -XEN_ENOSYS),          /* 32-bit only */
-    R(fpu_taskswitch, -XEN_ENOSYS),
+    H(fpu_taskswitch, hc_fpu_taskswitch),
     R(sched_op_compat, -XEN_ENOSYS),        /* obsolete */
     R(platform_op, -XEN_EPERM),             /* dom0 only */
     R(set_debugreg, -XEN_ENOSYS),
@@ -49,7 +49,7 @@ static const struct hc_entry table[64] = {
     R(update_va_mapping_otherdomain, -XEN_EPERM),
     [__HYPERVISOR_iret] = { "iret", HANDLED, NULL, 0 },   /* pv_syscall -> pv_iret (needs the frame); -ENOSYS in a multicall */
     R(vcpu_op, -XEN_ENOSYS),
-    R(set_segment_base, -XEN_ENOSYS),
+    H(set_segment_base, hc_set_segment_base),
     H(mmuext_op, hc_mmuext_op),
     R(xsm_op, -XEN_ENOSYS),
     R(nmi_op, -XEN_ENOSYS),
@@ -57,7 +57,7 @@ static const struct hc_entry table[64] = {
     R(callback_op, -XEN_ENOSYS),
     R(xenoprof_op, -XEN_ENOSYS),
     H(event_channel_op, hc_event_channel_op),
-    R(physdev_op, -XEN_ENOSYS),
+    H(physdev_op, hc_physdev_op),
     R(hvm_op, -XEN_ENOSYS),                 /* not for PV guests */
     R(sysctl, -XEN_EPERM),                  /* dom0 only */
     R(domctl, -XEN_EPERM),                  /* dom0 only */

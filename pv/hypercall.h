@@ -17,6 +17,10 @@ long hc_vm_assist(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_mmu_update(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_mmuext_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_multicall(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_set_segment_base(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_stack_switch(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_fpu_taskswitch(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_physdev_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_sched_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_event_channel_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 

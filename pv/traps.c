@@ -25,42 +25,6 @@ static bool has_error_code(uint64_t v)
     return v == 8 || (v >= 10 && v <= 14) || v == 17 || v == 21;
 }
 
-static uint64_t *gpr(struct cpu_regs *r, unsigned n)
-{
-    uint64_t *const regs[16] = { &r->rax, &r->rcx, &r->rdx, &r->rbx, &r->rsp, &r->rbp, &r->rsi, &r->rdi,
-                                 &r->r8,  &r->r9,  &r->r10, &r->r11, &r->r12, &r->r13, &r->r14, &r->r15 };
-    return regs[n & 15];
-}
-
-/* mov %crN, %reg (0f 20 /r, optional REX): CR0, CR2, CR3 and CR4 reads, as Xen answers them. */
-static bool emulate_privileged(struct cpu_regs *r)
-{
-    uint8_t b[4];
-    unsigned len = 0, rex = 0;
-
-    if (copy_from_guest(b, r->rip, sizeof(b)))
-        return false;
-    if ((b[0] & 0xf0) == 0x40) {
-        rex = b[0];
-        len = 1;
-    }
-    if (b[len] != 0x0f || b[len + 1] != 0x20 || (b[len + 2] & 0xc0) != 0xc0)
-        return false;
-    unsigned cr = ((b[len + 2] >> 3) & 7) | ((rex & 4) ? 8 : 0), reg = (b[len + 2] & 7) | ((rex & 1) ? 8 : 0);
-    uint64_t v;
-    switch (cr) {
-    case 0: v = read_cr0(); break;
-    case 2: v = pv_dom.shared->vcpu_info[0].arch.cr2; break;     /* the one we last gave it */
-    case 3: v = pv_dom.cr3; break;
-    case 4: v = read_cr4(); break;
-    default: return false;
-    }
-    *gpr(r, reg) = v;
-    r->rip += len + 3;
-    pv_dom.nr_emulated++;
-    return true;
-}
-
 static void bounce(struct cpu_regs *r, const struct pv_trap *t)
 {
     struct vcpu_info *vi = &pv_dom.shared->vcpu_info[0];
@@ -94,7 +58,7 @@ bool pv_trap(struct cpu_regs *r, uint64_t cr2)
 {
     unsigned v = (unsigned)r->vector;
 
-    if (v == 13 && !r->error_code && emulate_privileged(r))
+    if (((v == 13 && !r->error_code) || v == 6) && pv_emulate(r))
         return true;
     if (v == 14 && pv_ptwr_fault(r, cr2))
         return true;

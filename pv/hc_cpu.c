@@ -1,0 +1,78 @@
+/*
+ * hc_cpu.c: the guest vCPU's own state: __HYPERVISOR_set_segment_base (FS, the two GS bases and
+ * the user %gs selector), __HYPERVISOR_stack_switch (the kernel stack for entries from user mode)
+ * and __HYPERVISOR_fpu_taskswitch (the virtual CR0.TS).
+ */
+#include "domain.h"
+#include "config.h"
+#include "debug.h"
+#include "hypercall.h"
+#include "x86.h"
+#include "xerrno.h"
+
+#define CR0_TS (1ul << 3)
+
+static bool canonical(uint64_t v)
+{
+    return (uint64_t)((int64_t)(v << 16) >> 16) == v;
+}
+
+/* A data selector the guest may load into %gs without faulting us: null or the flat one (more
+ * once guest descriptor tables exist). */
+static bool gs_selector_ok(uint16_t sel)
+{
+    return (sel & ~3u) == 0 || (sel | 3) == SEL_RING3_DS;
+}
+
+long hc_set_segment_base(uint64_t which, uint64_t base, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+    switch (which) {
+    case SEGBASE_FS:
+        if (!canonical(base))
+            return ERR(-XEN_EINVAL);
+        wrmsr(MSR_FS_BASE, base);
+        return 0;
+    case SEGBASE_GS_USER:
+        if (!canonical(base))
+            return ERR(-XEN_EINVAL);
+        pv_dom.gs_base_user = base;
+        return 0;
+    case SEGBASE_GS_KERNEL:
+        if (!canonical(base))
+            return ERR(-XEN_EINVAL);
+        wrmsr(MSR_KERNEL_GS_BASE, base);    /* the guest's active GS base while we run */
+        return 0;
+    case SEGBASE_GS_USER_SEL: {
+        uint16_t sel = (uint16_t)base;
+        if (!gs_selector_ok(sel))
+            return ERR(-XEN_EINVAL);
+        /* Loading %gs also loads GS_BASE (the shim's per-CPU pointer now) from the descriptor,
+         * base 0 for these: put ours back at once, with interrupts off. The user base becomes 0. */
+        uint64_t f = irq_save(), mine = rdmsr(MSR_GS_BASE);
+        __asm__ volatile("movl %k0, %%gs" :: "r"((uint32_t)sel) : "memory");
+        wrmsr(MSR_GS_BASE, mine);
+        irq_restore(f);
+        pv_dom.gs_base_user = 0;
+        return 0;
+    }
+    default:
+        return ERR(-XEN_EINVAL);
+    }
+}
+
+long hc_stack_switch(uint64_t ss, uint64_t sp, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+    pv_dom.kernel_ss = ss | 3;
+    pv_dom.kernel_sp = sp;
+    return 0;
+}
+
+long hc_fpu_taskswitch(uint64_t set, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+    pv_dom.fpu_ts = set != 0;
+    if (set)
+        write_cr0(read_cr0() | CR0_TS);  /* the next FPU use raises #NM, which the guest gets */
+    else
+        write_cr0(read_cr0() & ~CR0_TS);
+    return 0;
+}
