@@ -43,6 +43,9 @@ struct pv_domain {
     uint64_t kernel_ss, kernel_sp;      /* stack_switch: the stack for entries from user mode */
     bool fpu_ts;                        /* fpu_taskswitch: the guest's virtual CR0.TS */
     unsigned iopl;                      /* physdev set_iopl: the virtual IOPL */
+    bool user_mode;                     /* guest user mode (mode.c) */
+    uint64_t syscall_callback;          /* CALLBACKTYPE_syscall (0: none) */
+    bool syscall_mask_events;
     uint64_t iobmp, iobmp_ports;        /* physdev set_iobitmap */
     unsigned nr_vcpus;
     spinlock_t mmu_lock;                /* serialises page-table changes (pagetype.c) */
@@ -87,6 +90,9 @@ void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c
 bool pv_ptwr_fault(struct cpu_regs *r, uint64_t cr2);  /* ptwr.c: a write to an L1 it emulated */
 void pv_syscall(struct cpu_regs *r);                /* SYSCALL from the guest */
 void pv_iret(struct cpu_regs *r);                   /* iret.c: __HYPERVISOR_iret */
+void pv_syscall_from_user(struct cpu_regs *r);      /* traps.c */
+void pv_to_kernel_mode(void);                       /* mode.c */
+bool pv_to_user_mode(void);                         /* false: no user page tables */
 void pv_time_update(void);
 
 /* console.c */

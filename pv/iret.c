@@ -6,8 +6,8 @@
  * on crashes the guest with a reason instead of faulting the shim.
  *
  * A frame with CS.RPL = 3 returns to guest user mode (bounce frames from kernel mode carry RPL 0,
- * as Xen's do); user mode comes with the user page tables (NEW_USER_BASEPTR): until then it is
- * refused with a crash.
+ * as Xen's do), which needs user page tables (NEW_USER_BASEPTR): without, the guest is crashed,
+ * as Xen does.
  */
 #include "domain.h"
 #include "config.h"
@@ -24,8 +24,8 @@ void pv_iret(struct cpu_regs *r)
     if ((uint64_t)((int64_t)(f.rip << 16) >> 16) != f.rip)
         pv_crash(r, "iret to a non-canonical address %#lx", f.rip);
     uint16_t cs = (uint16_t)f.cs;       /* bits 32-39 of a bounce frame's cs: the saved upcall mask */
-    if ((cs & 3) == 3)
-        pv_crash(r, "iret to guest user mode (cs %#x): not supported yet", cs);
+    if ((cs & 3) == 3 && !pv_to_user_mode())
+        pv_crash(r, "iret to guest user mode (cs %#x) with no user page tables", cs);
     if ((cs | 3) != SEL_RING3_CS64 && (cs | 3) != SEL_RING3_CS32)
         pv_crash(r, "iret with code selector %#x, which is not a flat guest selector", cs);
     r->rip = f.rip;

@@ -20,8 +20,10 @@ uint64_t pv_entry_rip(void), pv_entry_rsi(void), pv_entry_rsp(void);
 void pv_syscall(struct cpu_regs *r)
 {
     sti();
-    /* from guest kernel mode, a SYSCALL is a hypercall (guest user mode comes with issue 6) */
-    if (r->rax == __HYPERVISOR_iret)
+    /* from guest kernel mode a SYSCALL is a hypercall; from user mode, the kernel's system call */
+    if (pv_dom.user_mode)
+        pv_syscall_from_user(r);
+    else if (r->rax == __HYPERVISOR_iret)
         pv_iret(r);                     /* it replaces the whole frame: not an ordinary call */
     else
         r->rax = (uint64_t)pv_hypercall(r);

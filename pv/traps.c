@@ -30,17 +30,22 @@ static void bounce(struct cpu_regs *r, const struct pv_trap *t)
     struct vcpu_info *vi = &pv_dom.shared->vcpu_info[0];
     uint64_t frame[8], n = 0;
     uint8_t mask = vi->evtchn_upcall_mask;
+    bool from_user = pv_dom.user_mode;
+    /* from user mode: the kernel's stack and page tables, and the user's CS (RPL 3) in the frame;
+     * from kernel mode: its own stack, and CS with RPL 0, as Xen */
+    uint64_t stack = from_user ? pv_dom.kernel_sp : r->rsp;
 
     frame[n++] = r->rcx;
     frame[n++] = r->r11;
     if (has_error_code(r->vector))
         frame[n++] = r->error_code;
     frame[n++] = r->rip;
-    frame[n++] = (r->cs & 0xfffc) | ((uint64_t)mask << 32);     /* from kernel mode: RPL 0, as Xen */
+    frame[n++] = (from_user ? r->cs | 3 : r->cs & 0xfffc) | ((uint64_t)mask << 32);
     frame[n++] = (r->rflags & ~RFLAGS_IF) | (mask ? 0 : RFLAGS_IF);
     frame[n++] = r->rsp;
     frame[n++] = r->ss;
-    uint64_t sp = (r->rsp & ~0xful) - n * 8;
+    uint64_t sp = (stack & ~0xful) - n * 8;
+    pv_to_kernel_mode();
     if (copy_to_guest(sp, frame, n * 8))
         pv_crash(r, "%s at %#lx, and its exception frame cannot be written at %#lx", names[r->vector & 31], r->rip,
                  sp);
@@ -58,16 +63,31 @@ bool pv_trap(struct cpu_regs *r, uint64_t cr2)
 {
     unsigned v = (unsigned)r->vector;
 
-    if (((v == 13 && !r->error_code) || v == 6) && pv_emulate(r))
+    bool kernel = !pv_dom.user_mode;
+
+    /* privileged instructions and page-table writes are the guest kernel's only */
+    if (kernel && ((v == 13 && !r->error_code) || v == 6) && pv_emulate(r))
         return true;
-    if (v == 14 && pv_ptwr_fault(r, cr2))
+    if (kernel && v == 14 && pv_ptwr_fault(r, cr2))
         return true;
     if (v == 14) {
         pv_dom.shared->vcpu_info[0].arch.cr2 = cr2;
-        r->error_code &= ~4ul;          /* the guest kernel sees its faults as supervisor ones, as on Xen */
+        if (kernel)
+            r->error_code &= ~4ul;      /* the guest kernel sees its faults as supervisor ones, as on Xen */
     }
     if (v == 8 || v == 18 || !pv_dom.traps[v].address)
         pv_crash(r, "%s (error code %#lx) at %#lx with no guest handler", names[v & 31], r->error_code, r->rip);
     bounce(r, &pv_dom.traps[v]);
     return true;
+}
+
+/* SYSCALL from guest user mode: to the kernel's syscall callback, on its stack, with the frame
+ * Xen gives: [rcx, r11, rip, cs, rflags, rsp, ss] (rip = rcx, rflags = r11 from the SYSCALL). */
+void pv_syscall_from_user(struct cpu_regs *r)
+{
+    struct pv_trap t = { .address = pv_dom.syscall_callback, .flags = pv_dom.syscall_mask_events ? TI_MASK_EVENTS : 0 };
+
+    if (!t.address)
+        pv_crash(r, "SYSCALL from guest user mode at %#lx, and no syscall callback", r->rip);
+    bounce(r, &t);
 }
