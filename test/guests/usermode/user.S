@@ -1,0 +1,118 @@
+/* user.S: the user-mode side of the usermode test and the kernel's entry points for it. */
+#include <xen/xen.h>
+
+#define NR_IRET 23
+
+    .data
+    .globl sc_count, sc_last_rax, sc_last_rdi, sc_frame_cs, sc_frame_rip, sc_frame_rsp, sc_kernel_rsp
+    .globl ud_count, ud_frame_cs, ud_frame_rip, user_gs_seen, user_done
+sc_count: .quad 0
+sc_last_rax: .quad 0
+sc_last_rdi: .quad 0
+sc_frame_cs: .quad 0
+sc_frame_rip: .quad 0
+sc_frame_rsp: .quad 0
+sc_kernel_rsp: .quad 0
+ud_count: .quad 0
+ud_frame_cs: .quad 0
+ud_frame_rip: .quad 0
+user_gs_seen: .quad 0
+user_done: .quad 0
+saved_rsp: .quad 0
+    .globl gs_magic
+gs_magic: .quad 0x5a5a5a5a
+
+    .text
+/* The hypervisor's iret, by raw syscall: push rcx, r11, rax (Xen's iret_context) and trap. */
+do_iret:
+    pushq %rcx
+    pushq %r11
+    pushq %rax
+    movl $NR_IRET, %eax
+    syscall
+    ud2
+
+/* void enter_user(rip, rsp): iret to user mode; comes back here when the user calls exit (rax 60) */
+    .globl enter_user
+enter_user:
+    pushq %rbx
+    pushq %rbp
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    movq %rsp, saved_rsp(%rip)
+    pushq $FLAT_USER_SS             /* ss */
+    pushq %rsi                      /* rsp */
+    pushq $0x2                      /* rflags: events stay masked (no event callback here) */
+    pushq $FLAT_USER_CS             /* cs, RPL 3: user mode */
+    pushq %rdi                      /* rip */
+    pushq $0                        /* flags */
+    jmp do_iret
+back_in_kernel:
+    movq saved_rsp(%rip), %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbp
+    popq %rbx
+    ret
+
+/* The syscall callback: [rcx, r11, rip, cs, rflags, rsp, ss] on the kernel stack. */
+    .globl syscall_callback
+syscall_callback:
+    movq %rsp, sc_kernel_rsp(%rip)
+    incq sc_count(%rip)
+    movq %rax, sc_last_rax(%rip)
+    movq %rdi, sc_last_rdi(%rip)
+    cmpq $2, %rax                   /* the frame of the second call is the one checked */
+    jne 1f
+    movq 16(%rsp), %r8
+    movq %r8, sc_frame_rip(%rip)
+    movq 24(%rsp), %r8
+    movq %r8, sc_frame_cs(%rip)
+    movq 40(%rsp), %r8
+    movq %r8, sc_frame_rsp(%rip)
+1:  cmpq $60, %rax
+    je back_in_kernel               /* exit: leave user mode for good */
+    addq $1000, %rax                /* the "result" */
+    popq %rcx
+    popq %r11
+    pushq $VGCF_in_syscall
+    jmp do_iret
+
+/* #UD from user mode: frame [rcx, r11, rip, cs, rflags, rsp, ss]; resume after the ud2. */
+    .globl ud_handler
+ud_handler:
+    incq ud_count(%rip)
+    movq 16(%rsp), %r8
+    movq %r8, ud_frame_rip(%rip)
+    movq 24(%rsp), %r8
+    movq %r8, ud_frame_cs(%rip)
+    addq $2, 16(%rsp)
+    popq %rcx
+    popq %r11
+    pushq $0
+    jmp do_iret
+
+/* User mode. */
+    .globl user_entry, user_syscall_ret, user_ud_at
+user_entry:
+    movq %gs:0, %rax                /* GS_USER's base points at gs_magic */
+    movq %rax, user_gs_seen(%rip)
+    movl $1, %eax
+    movl $0x1111, %edi
+    syscall
+    movl $2, %eax
+    movl $0x1234, %edi
+    syscall
+user_syscall_ret:
+    cmpq $1002, %rax
+    jne 2f
+user_ud_at:
+    ud2
+    movq $1, user_done(%rip)
+2:  movl $60, %eax
+    syscall
+    ud2
