@@ -35,7 +35,6 @@ struct pv_domain {
     uint64_t pt_pfn, nr_pt;             /* bootstrap page-table frames (guest pfns) */
     uint64_t cr3;                       /* machine address of the current (kernel) L4 */
     uint64_t cr3_user_mfn;              /* NEW_USER_BASEPTR's L4 (0: none) */
-    uint64_t ldt_base, ldt_ents;
     unsigned nr_vcpus;
     spinlock_t mmu_lock;                /* serialises page-table changes (pagetype.c) */
     uint64_t vm_assist;
@@ -75,6 +74,11 @@ void pv_crash(const struct cpu_regs *r, const char *fmt, ...) __printf(2, 3) __n
 /* traps.c / syscall entry */
 bool pv_trap(struct cpu_regs *r, uint64_t cr2);     /* an exception from the guest */
 bool pv_ptwr_fault(struct cpu_regs *r, uint64_t cr2);  /* ptwr.c: a write to an L1 it emulated */
+/* desc.c: the LDT. A #PF on this CPU's LDT window: true if a page was mapped (retry), else *cr2
+ * becomes the guest's LDT address. */
+bool pv_ldt_fault(struct cpu_regs *r, uint64_t *cr2);
+void pv_set_ldt(uint64_t base, uint64_t ents);     /* MMUEXT_SET_LDT, arguments checked */
+void pv_ldt_drop(void);                             /* the page tables changed: unmap the LDT's pages */
 void pv_syscall(struct cpu_regs *r);                /* SYSCALL from the guest */
 void pv_iret(struct cpu_regs *r);                   /* iret.c: __HYPERVISOR_iret */
 void pv_time_update(void);

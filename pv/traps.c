@@ -96,8 +96,11 @@ bool pv_trap(struct cpu_regs *r, uint64_t cr2)
 
     if (v == 13 && !r->error_code && emulate_privileged(r))
         return true;
-    if (v == 14 && pv_ptwr_fault(r, cr2))
-        return true;
+    if (v == 14) {
+        uint64_t at = cr2;
+        if (pv_ldt_fault(r, &cr2) || (cr2 == at && pv_ptwr_fault(r, cr2)))
+            return true;                /* an LDT page mapped, or an emulated page-table write */
+    }
     if (v == 14) {
         pv_dom.shared->vcpu_info[0].arch.cr2 = cr2;
         r->error_code &= ~4ul;          /* the guest kernel sees its faults as supervisor ones, as on Xen */
