@@ -34,6 +34,17 @@ static uint64_t gdt[512] __attribute__((aligned(4096)));
 static uint64_t bad_gdt[512] __attribute__((aligned(4096)));
 static uint64_t ldt[512] __attribute__((aligned(4096)));
 static uint64_t plain[512] __attribute__((aligned(4096)));
+/* probe.S: load %fs with sel, surviving a #PF (then FS_PROBE_FAULTED). */
+#define FS_PROBE_FAULTED 0xfa017ed0fa017ed0UL
+unsigned long fs_probe(unsigned long sel);
+extern unsigned long pf_count, pf_error;
+extern char pf_entry[];
+static struct trap_info pf_trap[] = {
+	{ 14, 4, FLAT_KERNEL_CS, (unsigned long)pf_entry },
+	{ 0, 0, 0, 0 },
+};
+
+static uint64_t bad_ldt[512] __attribute__((aligned(4096)));
 static volatile uint64_t val_a = 0xaaaa0001aaaa0001UL, val_b = 0xbbbb0002bbbb0002UL, val_c = 0xcccc0003cccc0003UL;
 
 #define SEL_CODE   0x0b         /* gdt[1], RPL 3 */
@@ -286,10 +297,31 @@ static void test_ldt(void)
 	check(rc == 0, "SET_LDT with no entries: %ld (%s)", rc, errno_name(rc));
 	rc = set_rw(ldt, true);
 	check(rc == 0, "after the LDT is gone its page can be writable again: %ld (%s)", rc, errno_name(rc));
+
+	/* an LDT page with a TSS descriptor in it: SET_LDT takes it (pages are checked on first use),
+	 * the load faults, and the guest gets the #PF at its own LDT address */
+	bad_ldt[1] = data_desc(0, 3);
+	bad_ldt[5] = 0x0000890000000067UL;
+	rc = set_rw(bad_ldt, false);
+	rc = rc ? rc : set_ldt(bad_ldt, 4);
+	check(rc == 0, "SET_LDT with a page holding a TSS descriptor: %ld (%s)", rc, errno_name(rc));
+	unsigned long faults = pf_count, r = fs_probe(SEL_LDT1);
+	unsigned long cr2 = shared_info->vcpu_info[0].arch.cr2;
+	check(r == FS_PROBE_FAULTED && pf_count == faults + 1 && cr2 == (unsigned long)bad_ldt + 8,
+	      "loading its selector gives the guest a #PF (error %#lx) at its LDT address: cr2 %#lx (want %p)",
+	      pf_error, cr2, (void *)((char *)bad_ldt + 8));
+	load_fs(0);
+	rc = set_ldt(NULL, 0);
+	rc = rc ? rc : set_rw(bad_ldt, true);
+	check(rc == 0, "that LDT dropped and its page writable again: %ld (%s)", rc, errno_name(rc));
 }
 
 void test_main(void)
 {
+	long trc = hypercall_set_trap_table(pf_trap);
+
+	if (trc)
+		test_fail("set_trap_table for #PF: %ld (%s)", trc, errno_name(trc));
 	test_gdt();
 	test_ldt();
 
