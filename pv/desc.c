@@ -165,10 +165,14 @@ void pv_set_ldt(uint64_t base, uint64_t ents)
     ldt_load(v);
 }
 
-/* The frame the guest's current kernel tables map at va (readable, any rights), or 0. */
+/* The frame the guest's current kernel tables map at va (readable, any rights), or 0. An LDT
+ * near the top of the lower half may run past it: nothing is mapped there for the guest. */
 static uint64_t guest_frame_at(uint64_t va)
 {
     uint64_t mfn = pv_dom.cr3 >> PAGE_SHIFT;
+
+    if ((uint64_t)((int64_t)(va << 16) >> 16) != va || (va >= PV_HOLE_START && va < PV_HOLE_END))
+        return 0;
 
     for (unsigned shift = 39;; shift -= 9) {
         uint64_t e = __atomic_load_n(&pt_frame(mfn)[(va >> shift) & 511], __ATOMIC_RELAXED);
