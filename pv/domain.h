@@ -38,7 +38,6 @@ struct pv_domain {
     uint64_t pt_pfn, nr_pt;             /* bootstrap page-table frames (guest pfns) */
     uint64_t cr3;                       /* machine address of the current (kernel) L4 */
     uint64_t cr3_user_mfn;              /* NEW_USER_BASEPTR's L4 (0: none) */
-    uint64_t ldt_base, ldt_ents;
     uint64_t gs_base_user;              /* the guest's other GS base (user mode's, while in kernel) */
     uint64_t kernel_ss, kernel_sp;      /* stack_switch: the stack for entries from user mode */
     bool fpu_ts;                        /* fpu_taskswitch: the guest's virtual CR0.TS */
@@ -88,6 +87,12 @@ bool pv_trap(struct cpu_regs *r, uint64_t cr2);     /* an exception from the gue
 bool pv_emulate(struct cpu_regs *r);                /* emulate.c: #GP/#UD it could answer */
 void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d);
 bool pv_ptwr_fault(struct cpu_regs *r, uint64_t cr2);  /* ptwr.c: a write to an L1 it emulated */
+/* desc.c: the LDT. A #PF on this CPU's LDT window: true if a page was mapped (retry), else *cr2
+ * becomes the guest's LDT address. */
+bool pv_ldt_fault(struct cpu_regs *r, uint64_t *cr2);
+void pv_set_ldt(uint64_t base, uint64_t ents);     /* MMUEXT_SET_LDT, arguments checked */
+bool pv_selector_ok(uint16_t sel, bool code);       /* desc.c: loadable for the guest */
+void pv_ldt_drop(void);                             /* the page tables changed: unmap the LDT's pages */
 void pv_syscall(struct cpu_regs *r);                /* SYSCALL from the guest */
 void pv_iret(struct cpu_regs *r);                   /* iret.c: __HYPERVISOR_iret */
 void pv_syscall_from_user(struct cpu_regs *r);      /* traps.c */

@@ -17,11 +17,10 @@ static bool canonical(uint64_t v)
     return (uint64_t)((int64_t)(v << 16) >> 16) == v;
 }
 
-/* A data selector the guest may load into %gs without faulting us: null or the flat one (more
- * once guest descriptor tables exist). */
+/* A data selector the guest may load into %gs without faulting us: null, or one desc.c checks. */
 static bool gs_selector_ok(uint16_t sel)
 {
-    return (sel & ~3u) == 0 || (sel | 3) == SEL_RING3_DS;
+    return (sel & ~3u) == 0 || pv_selector_ok(sel | 3, false);
 }
 
 long hc_set_segment_base(uint64_t which, uint64_t base, uint64_t a3, uint64_t a4, uint64_t a5)
@@ -43,7 +42,7 @@ long hc_set_segment_base(uint64_t which, uint64_t base, uint64_t a3, uint64_t a4
         wrmsr(MSR_KERNEL_GS_BASE, base);    /* the guest's active GS base while we run */
         return 0;
     case SEGBASE_GS_USER_SEL: {
-        uint16_t sel = (uint16_t)base;
+        uint16_t sel = (uint16_t)base | ((uint16_t)base & ~3u ? 3 : 0);
         if (!gs_selector_ok(sel))
             return ERR(-XEN_EINVAL);
         /* Loading %gs also loads GS_BASE (the shim's per-CPU pointer now) from the descriptor,

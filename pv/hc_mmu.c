@@ -8,8 +8,7 @@
  *   PIN_L1..L4_TABLE, UNPIN_TABLE, NEW_BASEPTR, NEW_USER_BASEPTR   handled (pagetype.c)
  *   TLB_FLUSH_LOCAL/MULTI/ALL, INVLPG_LOCAL/MULTI/ALL              handled (flush_tlb)
  *   CLEAR_PAGE, COPY_PAGE                                          handled
- *   SET_LDT                                                        handled for nr_ents == 0 (no
- *                                                                   LDT); -EOPNOTSUPP otherwise
+ *   SET_LDT                                                        handled (desc.c: mapped lazily)
  *   FLUSH_CACHE                                                    refused -EACCES (as Xen, for a
  *                                                                   domain without devices)
  *   FLUSH_CACHE_GLOBAL                                             refused -EINVAL (as Xen)
@@ -148,6 +147,7 @@ static int mmuext_one(const struct mmuext_op *op)
             return rc;
         pv_dom.cr3 = cur << PAGE_SHIFT;
         write_cr3(pv_dom.cr3);
+        pv_ldt_drop();                  /* the LDT is a virtual range: remapped from the new tables */
         return 0;
     }
     case MMUEXT_NEW_USER_BASEPTR:
@@ -174,14 +174,14 @@ static int mmuext_one(const struct mmuext_op *op)
         return ERR(-XEN_EACCES);
     case MMUEXT_FLUSH_CACHE_GLOBAL:
         return ERR(-XEN_EINVAL);
-    case MMUEXT_SET_LDT:
-        if ((op->arg1.linear_addr & (PAGE_SIZE - 1)) || op->arg2.nr_ents > 8192)
+    case MMUEXT_SET_LDT: {
+        /* as Xen: the base counts only with entries; page-aligned, outside the hypervisor's range */
+        uint64_t ents = op->arg2.nr_ents, base = ents ? op->arg1.linear_addr : 0;
+        if ((base & (PAGE_SIZE - 1)) || ents > 8192 || (base >= (1ull << 47) && base < PV_HOLE_END))
             return ERR(-XEN_EINVAL);
-        if (op->arg2.nr_ents)
-            return ERR(-XEN_EOPNOTSUPP);
-        pv_dom.ldt_base = 0;
-        pv_dom.ldt_ents = 0;
+        pv_set_ldt(base, ents);
         return 0;
+    }
     case MMUEXT_CLEAR_PAGE:
     case MMUEXT_COPY_PAGE: {
         uint64_t dst = op->arg1.mfn, src = op->arg2.src_mfn;

@@ -27,7 +27,7 @@ struct hc_entry {
 static const struct hc_entry table[64] = {
     H(set_trap_table, hc_set_trap_table),
     H(mmu_update, hc_mmu_update),
-    R(set_gdt, -XEN_ENOSYS),
+    H(set_gdt, hc_set_gdt),
     H(stack_switch, hc_stack_switch),
     R(set_callbacks, -XEN_ENOSYS),          /* 32-bit only */
     H(fpu_taskswitch, hc_fpu_taskswitch),
@@ -35,7 +35,7 @@ static const struct hc_entry table[64] = {
     R(platform_op, -XEN_EPERM),             /* dom0 only */
     R(set_debugreg, -XEN_ENOSYS),
     R(get_debugreg, -XEN_ENOSYS),
-    R(update_descriptor, -XEN_ENOSYS),
+    H(update_descriptor, hc_update_descriptor),
     H(memory_op, hc_memory_op),
     H(multicall, hc_multicall),
     H(update_va_mapping, hc_update_va_mapping),

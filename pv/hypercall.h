@@ -9,6 +9,8 @@ struct cpu_regs;
 typedef long (*hc_fn)(uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5);
 
 long hc_set_trap_table(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_set_gdt(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_update_descriptor(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_update_va_mapping(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_console_io(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_xen_version(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);

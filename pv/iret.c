@@ -26,13 +26,14 @@ void pv_iret(struct cpu_regs *r)
     uint16_t cs = (uint16_t)f.cs;       /* bits 32-39 of a bounce frame's cs: the saved upcall mask */
     if ((cs & 3) == 3 && !pv_to_user_mode())
         pv_crash(r, "iret to guest user mode (cs %#x) with no user page tables", cs);
-    if ((cs | 3) != SEL_RING3_CS64 && (cs | 3) != SEL_RING3_CS32)
-        pv_crash(r, "iret with code selector %#x, which is not a flat guest selector", cs);
+    uint16_t ss = (uint16_t)f.ss | 3;
+    if (!pv_selector_ok(cs | 3, true) || !pv_selector_ok(ss, false))
+        pv_crash(r, "iret with selectors cs %#x ss %#x, which the guest cannot load", cs, ss);
     r->rip = f.rip;
     r->cs = cs | 3;
     r->rflags = (f.rflags & RFLAGS_GUEST) | RFLAGS_IF | 2;
     r->rsp = f.rsp;
-    r->ss = SEL_RING3_DS;               /* the only stack selector the guest has */
+    r->ss = ss;
     if (!(f.flags & VGCF_in_syscall)) {
         r->r11 = f.r11;
         r->rcx = f.rcx;

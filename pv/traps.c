@@ -68,8 +68,11 @@ bool pv_trap(struct cpu_regs *r, uint64_t cr2)
     /* privileged instructions and page-table writes are the guest kernel's only */
     if (kernel && ((v == 13 && !r->error_code) || v == 6) && pv_emulate(r))
         return true;
-    if (kernel && v == 14 && pv_ptwr_fault(r, cr2))
-        return true;
+    if (v == 14) {
+        uint64_t at = cr2;
+        if (pv_ldt_fault(r, &cr2) || (kernel && cr2 == at && pv_ptwr_fault(r, cr2)))
+            return true;                /* an LDT page mapped, or an emulated page-table write */
+    }
     if (v == 14) {
         pv_dom.shared->vcpu_info[0].arch.cr2 = cr2;
         if (kernel)

@@ -45,8 +45,11 @@
 #define SEL_RING3_DS      0xe02b
 #define SEL_RING3_CS64    0xe033
 #define SEL_CS32          0xe038
-#define SEL_TSS           0xe040
-#define GDT_SHIM_ENTRIES  10                        /* 0xe000..0xe04f */
+#define SEL_TSS           0xe040                    /* 16 bytes */
+#define SEL_LDT           0xe050                    /* 16 bytes: the guest's LDT (pv/desc.c) */
+#define GDT_SHIM_ENTRIES  12                        /* 0xe000..0xe05f */
+#define GDT_WINDOW_PAGES  16                        /* the GDTR covers 0-0xffff */
+#define LDT_WINDOW_PAGES  16                        /* 8192 entries */
 
 /* struct cpu fields the SYSCALL entry reaches through %gs (checked in cpu.c). */
 #define CPU_OFF_ENTRY_SP  8                         /* stack top for entries from the guest */

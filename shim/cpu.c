@@ -11,6 +11,7 @@ struct cpu_features cpu_has;
 struct cpu *cpus[MAX_CPUS];
 unsigned nr_cpus_online;
 struct cpu bsp_cpu __aligned(4096);
+uint64_t gdt_zero_pa;
 
 extern char boot_stack_bottom[], boot_stack_top[];
 
@@ -104,16 +105,30 @@ int cpu_alloc_tables(struct cpu *c)
     c->tss.iomap_base = sizeof(c->tss); /* no I/O bitmap */
 
     /*
-     * A 16-page GDT window: pages 0-13 will hold a PV guest's own GDT frames, page 14 (selector
-     * 0xe000) holds ours, as in Xen. Only page 14 is mapped for now.
+     * A 16-page GDT window, as in Xen: pages 0-13 hold the PV guest's GDT frames (set_gdt), read as
+     * zeros (not-present descriptors) while it has none there; page 14 (selector 0xe000) holds
+     * ours; page 15 is zeros. A 16-page LDT window beside it is filled by pv/desc.c.
      */
-    uintptr_t win = vmap_reserve(16);
+    if (!gdt_zero_pa) {
+        int64_t z = alloc_frame();
+        if (z < 0)
+            return ERR(-XEN_ENOMEM);
+        gdt_zero_pa = (uint64_t)z << PAGE_SHIFT;
+    }
+    uintptr_t win = vmap_reserve(GDT_WINDOW_PAGES), ldt = vmap_reserve(LDT_WINDOW_PAGES);
     int64_t pfn = alloc_frame();
-    if (!win || pfn < 0)
+    if (!win || !ldt || pfn < 0)
         return ERR(-XEN_ENOMEM);
-    int rc = map_range(win + GDT_FIRST_SHIM, (uint64_t)pfn << PAGE_SHIFT, PAGE_SIZE, PTE_RW);
+    int rc = 0;
+    for (unsigned i = 0; i < GDT_WINDOW_PAGES && !rc; i++) {
+        bool ours = i == GDT_FIRST_SHIM / PAGE_SIZE;
+        rc = vmap_set_page(win + i * PAGE_SIZE, ours ? (uint64_t)pfn << PAGE_SHIFT : gdt_zero_pa, ours ? PTE_RW : PTE_RO);
+    }
+    for (unsigned i = 0; i < LDT_WINDOW_PAGES && !rc; i++)
+        rc = vmap_set_page(ldt + i * PAGE_SIZE, 0, 0);
     if (rc)
         return rc;
+    c->ldt = (uint64_t *)ldt;
     c->gdt = (uint64_t *)win;
     uint64_t *g = &c->gdt[GDT_FIRST_SHIM >> 3];
     memset(g, 0, PAGE_SIZE);
@@ -132,7 +147,7 @@ int cpu_alloc_tables(struct cpu *c)
 
 void cpu_load_tables(struct cpu *c)
 {
-    struct desc_ptr gdtr = { GDT_FIRST_SHIM + GDT_SHIM_ENTRIES * 8 - 1, (uintptr_t)c->gdt };
+    struct desc_ptr gdtr = { GDT_WINDOW_PAGES * PAGE_SIZE - 1, (uintptr_t)c->gdt };
 
     __asm__ volatile("lgdt %0" :: "m"(gdtr));
     __asm__ volatile("pushq %0\n\t"
@@ -150,6 +165,7 @@ void cpu_load_tables(struct cpu *c)
     wrmsr(MSR_GS_BASE, (uintptr_t)c);
     wrmsr(MSR_KERNEL_GS_BASE, 0);
     __asm__ volatile("ltr %w0" :: "r"(SEL_TSS));
+    __asm__ volatile("lldt %w0" :: "r"(0));
     if (c->id == 0)
         idt_enable_ist();               /* gates now name 0xe008 and the IST stacks */
     idt_load();

@@ -44,6 +44,7 @@ struct cpu {
     struct stack_range ist[3];          /* IST_DF, IST_NMI, IST_MC (index = IST_x - 1) */
     struct tss64 tss __aligned(16);
     uint64_t *gdt;                      /* the descriptor at selector S is gdt[S >> 3] */
+    uint64_t *ldt;                      /* the window LDTR points at (pv/desc.c maps its pages) */
 
     struct timer_queue timers;
 
@@ -74,6 +75,7 @@ extern struct cpu_features cpu_has;
 extern struct cpu *cpus[MAX_CPUS];
 extern unsigned nr_cpus_online;
 extern struct cpu bsp_cpu;
+extern uint64_t gdt_zero_pa;           /* a page of zeros: GDT window pages with no frame */
 
 void cpu_features_init(void);
 void cpu_early_init(struct cpu *c);         /* BSP before paging: %gs and the IDT */

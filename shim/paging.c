@@ -78,6 +78,22 @@ int map_range(uintptr_t va, uint64_t pa, uint64_t size, uint64_t flags)
     return rc;
 }
 
+/* Point the 4 KiB page at va (inside an earlier vmap_reserve) at pa, or unmap it (flags 0); tables
+ * are made as needed. For windows whose frames change (the GDT and LDT windows); no TLB flush. */
+int vmap_set_page(uintptr_t va, uint64_t pa, uint64_t flags)
+{
+    uint64_t f = spin_lock_irqsave(&pt_lock);
+    uint64_t *l4 = phys_to_virt(idle_root_pa), *l3, *l2, *l1;
+    int rc;
+
+    ASSERT(va >= VMAP_BASE && va < vmap_next && IS_ALIGNED(va | pa, PAGE_SIZE));
+    if (!(rc = next_table(&l4[(va >> 39) & 511], &l3, 0)) && !(rc = next_table(&l3[(va >> 30) & 511], &l2, 0)) &&
+        !(rc = next_table(&l2[(va >> 21) & 511], &l1, 0)))
+        __atomic_store_n(&l1[(va >> 12) & 511], flags ? pa | leaf_flags(flags) : 0, __ATOMIC_RELAXED);
+    spin_unlock_irqrestore(&pt_lock, f);
+    return rc;
+}
+
 uint64_t *pte_lookup(uintptr_t va, unsigned *level)
 {
     uint64_t *t = phys_to_virt(idle_root_pa);

@@ -38,6 +38,7 @@ void paging_keep_identity(uint64_t pa);
 int map_range(uintptr_t va, uint64_t pa, uint64_t size, uint64_t flags);
 uint64_t *pte_lookup(uintptr_t va, unsigned *level);
 uintptr_t vmap_reserve(size_t pages);
+int vmap_set_page(uintptr_t va, uint64_t pa, uint64_t flags);   /* flags 0: unmap */
 void *ioremap(uint64_t pa, size_t size, uint64_t flags);
 uintptr_t vmap_alloc_stack(size_t pages);   /* returns the top; a guard page sits below */
 

@@ -1,0 +1,336 @@
+/*
+ * desc: a PV guest's own descriptor tables: __HYPERVISOR_set_gdt, __HYPERVISOR_update_descriptor
+ * and MMUEXT_SET_LDT with entries (public/xen.h; Xen: arch/x86/pv/descriptor-tables.c, mm.c).
+ *
+ * The ABI rules, for a 64-bit PV guest whose kernel runs in ring 3:
+ *  - set_gdt(frames, entries): entries <= FIRST_RESERVED_GDT_ENTRY (7168), else -EINVAL; each frame
+ *    becomes a "segment descriptor page", which needs every one of its 512 descriptors to pass the
+ *    check below and the frame mapped nowhere writable (-EINVAL otherwise; a bad list pointer
+ *    -EFAULT). The frames show as selectors below 0xe000; Xen's flat selectors (0xe0xx) stay.
+ *    While installed, no writable mapping of a frame can be made (update_va_mapping: -EBUSY, the
+ *    frame's type conflict, not -EINVAL).
+ *  - the descriptor check (check_descriptor): not-present descriptors and code/data segments are
+ *    allowed, and a DPL below 3 is not refused but raised to 3 (written back into the frame);
+ *    among system descriptors only type 0 and 64-bit call gates to guest selectors (stored with
+ *    DPL 0, the DPL asked for in the target's RPL); TSS, LDT and interrupt/trap gates: -EINVAL.
+ *  - update_descriptor(maddr, desc): maddr 8-aligned (-EINVAL), desc checked (-EINVAL); written
+ *    into a descriptor page in use, or into any frame that may be writable (not a page table:
+ *    -EINVAL). A live GDT entry changes at once (a selector reload sees it).
+ *  - MMUEXT_SET_LDT(base, ents): base page-aligned and outside Xen's range, ents <= 8192, else
+ *    -EINVAL; the LDT's pages become descriptor pages when the CPU first uses them (so not
+ *    writable while the LDT holds them: -EBUSY) and are let go when the LDT changes.
+ *
+ * The method: a GDT page of our own with a flat 64-bit code segment, a flat data segment and a
+ * data segment whose base is a variable's address, so that reading %fs:0 shows which descriptor
+ * the CPU really loaded; far returns into our code selector and back; the refusals above with
+ * their exact errno; then an LDT page with such a data segment, loaded through a TI=1 selector.
+ * Every result is checked against what Xen 4.17 does (the stock shim is the oracle).
+ */
+#include "guest.h"
+
+const char test_title[] = "desc: set_gdt, update_descriptor and SET_LDT, with Xen's descriptor checks";
+
+static uint64_t gdt[512] __attribute__((aligned(4096)));
+static uint64_t bad_gdt[512] __attribute__((aligned(4096)));
+static uint64_t ldt[512] __attribute__((aligned(4096)));
+static uint64_t plain[512] __attribute__((aligned(4096)));
+/* probe.S: load %fs with sel, surviving a #PF (then FS_PROBE_FAULTED). */
+#define FS_PROBE_FAULTED 0xfa017ed0fa017ed0UL
+unsigned long fs_probe(unsigned long sel);
+extern unsigned long pf_count, pf_error;
+extern char pf_entry[];
+static struct trap_info pf_trap[] = {
+	{ 14, 4, FLAT_KERNEL_CS, (unsigned long)pf_entry },
+	{ 0, 0, 0, 0 },
+};
+
+static uint64_t bad_ldt[512] __attribute__((aligned(4096)));
+static volatile uint64_t val_a = 0xaaaa0001aaaa0001UL, val_b = 0xbbbb0002bbbb0002UL, val_c = 0xcccc0003cccc0003UL;
+
+#define SEL_CODE   0x0b         /* gdt[1], RPL 3 */
+#define SEL_FLAT   0x13         /* gdt[2] */
+#define SEL_BASED  0x1b         /* gdt[3]: base = a variable */
+#define SEL_LDT1   0x0f         /* ldt[1], TI = 1, RPL 3 */
+
+#define CODE64_DPL3 0x00affa000000ffffUL        /* not accessed: the CPU sets the bit on load */
+#define DPL(d)      (((d) >> 45) & 3)
+
+/* A 4 GiB data segment (read/write, not accessed) with the given base and DPL. */
+static uint64_t data_desc(uint32_t base, unsigned dpl)
+{
+	uint32_t lo = 0xffff | (base << 16);
+	uint32_t hi = ((base >> 16) & 0xff) | ((0x92u | (dpl << 5)) << 8) | (0xfu << 16) | (0xcu << 20) |
+		      (base & 0xff000000u);
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/* A 64-bit call gate's low half to sel:0x1000 with the given DPL and type. */
+static uint64_t gate_desc(uint16_t sel, unsigned dpl, unsigned type)
+{
+	return ((uint64_t)(0x8000u | (dpl << 13) | (type << 8)) << 32) | ((uint32_t)sel << 16) | 0x1000;
+}
+
+static unsigned long mfn_of(const void *va)
+{
+	return pfn_to_mfn((unsigned long)va >> PAGE_SHIFT);
+}
+
+/* Map our own page read-only or writable again (Linux makes its GDT pages read-only first). */
+static long set_rw(const void *va, bool rw)
+{
+	int level;
+	uint64_t pte = pt_lookup((unsigned long)va, &level);
+
+	if (!pte || level != 1)
+		test_fail("no L1 entry for %p", va);
+	pte = rw ? pte | PTE_RW : pte & ~PTE_RW;
+	return hypercall_update_va_mapping((unsigned long)va, pte, UVMF_INVLPG);
+}
+
+static long set_gdt(unsigned long *frames, unsigned long entries)
+{
+	return HC(__HYPERVISOR_set_gdt, frames, entries, 0);
+}
+
+static long update_desc(unsigned long maddr, uint64_t d)
+{
+	return HC(__HYPERVISOR_update_descriptor, maddr, d, 0);
+}
+
+static long set_ldt(const void *base, unsigned int ents)
+{
+	struct mmuext_op op = { .cmd = MMUEXT_SET_LDT, .arg1.linear_addr = (unsigned long)base,
+				.arg2.nr_ents = ents };
+	unsigned int done = 0;
+
+	return hypercall(__HYPERVISOR_mmuext_op, (unsigned long)&op, 1, (unsigned long)&done, DOMID_SELF, 0);
+}
+
+/* Load %fs with sel and read the quadword at %fs:0; *back gets %fs read back. */
+static uint64_t fs_read(uint16_t sel, uint16_t *back)
+{
+	uint64_t v;
+	uint16_t s;
+
+	__asm__ volatile("movw %w2, %%fs\n\t"
+			 "movq %%fs:0, %0\n\t"
+			 "movw %%fs, %w1"
+			 : "=&r"(v), "=&r"(s) : "r"(sel) : "memory");
+	*back = s;
+	return v;
+}
+
+static void load_fs(uint16_t sel)
+{
+	__asm__ volatile("movw %w0, %%fs" :: "r"(sel) : "memory");
+}
+
+static void load_ds_es(uint16_t sel)
+{
+	__asm__ volatile("movw %w0, %%ds\n\tmovw %w0, %%es" :: "r"(sel) : "memory");
+}
+
+static uint16_t read_ds(void)
+{
+	uint16_t s;
+
+	__asm__ volatile("movw %%ds, %w0" : "=r"(s));
+	return s;
+}
+
+/* Far return into code selector sel, note %cs there, and far return back to FLAT_RING3_CS64. */
+static uint16_t visit_cs(uint16_t sel)
+{
+	uint16_t seen;
+
+	__asm__ volatile("pushq %q1\n\t"
+			 "leaq 1f(%%rip), %%rax\n\t"
+			 "pushq %%rax\n\t"
+			 "lretq\n"
+			 "1:\tmovw %%cs, %w0\n\t"
+			 "pushq %2\n\t"
+			 "leaq 2f(%%rip), %%rax\n\t"
+			 "pushq %%rax\n\t"
+			 "lretq\n"
+			 "2:"
+			 : "=&r"(seen) : "r"((uint64_t)sel), "i"(FLAT_RING3_CS64) : "rax", "memory");
+	return seen;
+}
+
+static void test_gdt(void)
+{
+	unsigned long frames[1] = { mfn_of(gdt) }, bad[1] = { mfn_of(bad_gdt) };
+	long rc;
+	uint16_t s;
+
+	gdt[1] = CODE64_DPL3;
+	gdt[2] = data_desc(0, 3);
+	gdt[3] = data_desc((uint32_t)(unsigned long)&val_a, 3);
+	gdt[4] = data_desc(0, 0);	/* DPL 0: Xen raises it to 3 */
+
+	rc = set_gdt(frames, 8);
+	check(rc == -XEN_EINVAL, "set_gdt on a frame still mapped writable: %ld (%s), want -EINVAL", rc, errno_name(rc));
+	rc = set_rw(gdt, false);
+	check(rc == 0, "remapping the GDT page read-only: %ld (%s)", rc, errno_name(rc));
+	rc = set_gdt(frames, 7169);
+	check(rc == -XEN_EINVAL, "set_gdt with 7169 entries: %ld (%s), want -EINVAL", rc, errno_name(rc));
+	rc = set_gdt(frames, 0xffffffffUL);
+	check(rc == -XEN_EINVAL, "set_gdt with 0xffffffff entries: %ld (%s), want -EINVAL", rc, errno_name(rc));
+	rc = set_gdt((unsigned long *)0xffff800000000000UL, 8);
+	check(rc == -XEN_EFAULT, "set_gdt with a frame list in Xen's range: %ld (%s), want -EFAULT", rc, errno_name(rc));
+	unsigned long nonframe[1] = { 0xfffffffffUL };
+	rc = set_gdt(nonframe, 8);
+	check(rc == -XEN_EINVAL, "set_gdt with a frame that is not ours: %ld (%s), want -EINVAL", rc, errno_name(rc));
+
+	rc = set_gdt(frames, 8);
+	if (!check(rc == 0, "set_gdt with our page, 8 entries: %ld (%s)", rc, errno_name(rc)))
+		test_fail("no GDT of our own");
+	check(DPL(gdt[4]) == 3 && (gdt[4] & ~(3UL << 45)) == (data_desc(0, 0) & ~(3UL << 45)),
+	      "the DPL 0 data segment was accepted and raised to DPL 3 in place: %#lx", (unsigned long)gdt[4]);
+	check(gdt[2] == data_desc(0, 3) || gdt[2] == (data_desc(0, 3) | (1UL << 40)),
+	      "a DPL 3 segment is left as it was: %#lx", (unsigned long)gdt[2]);
+
+	load_ds_es(SEL_FLAT);
+	s = read_ds();
+	check(s == SEL_FLAT && plain[0] == 0, "%%ds and %%es loaded with our flat data selector %#x (read back %#x)",
+	      SEL_FLAT, s);
+	uint64_t v = fs_read(SEL_BASED, &s);
+	check(v == val_a && s == SEL_BASED, "%%fs = %#x reads val_a through the descriptor's base: %#lx (want %#lx)",
+	      SEL_BASED, (unsigned long)v, (unsigned long)val_a);
+	printf("  accessed bit of the data descriptor after loading it: %lu\n", (unsigned long)(gdt[3] >> 40) & 1);
+	s = visit_cs(SEL_CODE);
+	check(s == SEL_CODE, "far return into our 64-bit code selector %#x and back: %%cs was %#x", SEL_CODE, s);
+
+	/* installed: no writable mapping of it */
+	rc = set_rw(gdt, true);
+	check(rc == -XEN_EBUSY, "a writable mapping of the installed GDT frame: %ld (%s), want -EBUSY",
+	      rc, errno_name(rc));
+	check(!(pt_lookup((unsigned long)gdt, NULL) & PTE_RW), "the GDT page is still mapped read-only");
+
+	/* update_descriptor on a live entry: the reload sees the new base */
+	unsigned long gdt_ma = frames[0] << PAGE_SHIFT;
+	rc = update_desc(gdt_ma + 3 * 8, data_desc((uint32_t)(unsigned long)&val_b, 3));
+	check(rc == 0, "update_descriptor of live entry 3: %ld (%s)", rc, errno_name(rc));
+	v = fs_read(SEL_BASED, &s);
+	check(v == val_b, "reloading %%fs = %#x now reads val_b: %#lx (want %#lx)", SEL_BASED, (unsigned long)v,
+	      (unsigned long)val_b);
+
+	/* the checks, through update_descriptor */
+	rc = update_desc(gdt_ma + 5 * 8, data_desc(0, 0));
+	check(rc == 0 && DPL(gdt[5]) == 3, "update_descriptor with a DPL 0 data segment: %ld (%s), stored DPL %lu (want 0 and 3)",
+	      rc, errno_name(rc), (unsigned long)DPL(gdt[5]));
+	static const struct { const char *what; uint64_t d; } refused[] = {
+		{ "an available 64-bit TSS", 0x0000890000000067UL },
+		{ "an LDT descriptor", 0x0000e20000000fffUL },
+		{ "an interrupt gate", 0x0000ee0000081000UL },
+		{ "a trap gate", 0x0000ef0000081000UL },
+		{ "a call gate to the hypervisor's code selector 0xe008", 0 },
+		{ "a call gate with a parameter count", 0 },
+	};
+	for (unsigned int i = 0; i < ARRAY_SIZE(refused); i++) {
+		uint64_t d = refused[i].d;
+		if (i == 4)
+			d = gate_desc(0xe008, 3, 0xc);
+		if (i == 5)
+			d = gate_desc(SEL_CODE, 3, 0xc) | (1UL << 32);
+		uint64_t before = gdt[6];
+		rc = update_desc(gdt_ma + 6 * 8, d);
+		check(rc == -XEN_EINVAL && gdt[6] == before, "update_descriptor with %s: %ld (%s), want -EINVAL",
+		      refused[i].what, rc, errno_name(rc));
+	}
+	rc = update_desc(gdt_ma + 6 * 8, gate_desc(SEL_CODE & ~3, 3, 0xc));
+	check(rc == 0 && DPL(gdt[6]) == 0 && ((gdt[6] >> 16) & 0xffff) == (SEL_CODE | 3),
+	      "a call gate to our code selector is accepted with DPL 0 and the DPL in the target's RPL: %ld (%s), %#lx",
+	      rc, errno_name(rc), (unsigned long)gdt[6]);
+	rc = update_desc(gdt_ma + 5 * 8 + 4, 0);
+	check(rc == -XEN_EINVAL, "update_descriptor at a misaligned address: %ld (%s), want -EINVAL", rc, errno_name(rc));
+
+	/* update_descriptor elsewhere: a plain frame takes it, a page table does not */
+	unsigned long l4_ma = mfn_of((void *)start_info->pt_base) << PAGE_SHIFT;
+	rc = update_desc(l4_ma + 300 * 8, 0);
+	check(rc == -XEN_EINVAL, "update_descriptor into our L4 page table: %ld (%s), want -EINVAL", rc, errno_name(rc));
+	rc = update_desc((mfn_of(plain) << PAGE_SHIFT) + 7 * 8, CODE64_DPL3);
+	check(rc == 0 && plain[7] == CODE64_DPL3, "update_descriptor into an ordinary page: %ld (%s), %#lx",
+	      rc, errno_name(rc), (unsigned long)plain[7]);
+
+	/* set_gdt with a bad descriptor in the page: refused, the old GDT stays */
+	bad_gdt[1] = CODE64_DPL3;
+	bad_gdt[9] = 0x0000890000000067UL;	/* a TSS */
+	rc = set_rw(bad_gdt, false);
+	check(rc == 0, "remapping the second page read-only: %ld (%s)", rc, errno_name(rc));
+	rc = set_gdt(bad, 16);
+	check(rc == -XEN_EINVAL, "set_gdt with a TSS descriptor in the page: %ld (%s), want -EINVAL", rc, errno_name(rc));
+	v = fs_read(SEL_BASED, &s);
+	check(v == val_b, "after the refused set_gdt our GDT still works: %#lx", (unsigned long)v);
+	rc = set_rw(bad_gdt, true);
+	check(rc == 0, "the refused frame can be writable again: %ld (%s)", rc, errno_name(rc));
+	bad_gdt[9] = 0x00008e0000081000UL;
+	rc = set_rw(bad_gdt, false);
+	rc = rc ? rc : set_gdt(bad, 16);
+	check(rc == -XEN_EINVAL, "set_gdt with an interrupt gate in the page: %ld (%s), want -EINVAL", rc, errno_name(rc));
+}
+
+static void test_ldt(void)
+{
+	long rc;
+	uint16_t s;
+
+	ldt[1] = data_desc((uint32_t)(unsigned long)&val_c, 3);
+	rc = set_rw(ldt, false);
+	check(rc == 0, "remapping the LDT page read-only: %ld (%s)", rc, errno_name(rc));
+	rc = set_ldt((char *)ldt + 8, 4);
+	check(rc == -XEN_EINVAL, "SET_LDT at a misaligned base: %ld (%s), want -EINVAL", rc, errno_name(rc));
+	rc = set_ldt(ldt, 8193);
+	check(rc == -XEN_EINVAL, "SET_LDT with 8193 entries: %ld (%s), want -EINVAL", rc, errno_name(rc));
+	rc = set_ldt((void *)0xffff800000000000UL, 4);
+	check(rc == -XEN_EINVAL, "SET_LDT in Xen's range: %ld (%s), want -EINVAL", rc, errno_name(rc));
+	rc = set_ldt(ldt, 4);
+	if (!check(rc == 0, "SET_LDT with our page, 4 entries: %ld (%s)", rc, errno_name(rc)))
+		return;
+	uint64_t v = fs_read(SEL_LDT1, &s);
+	check(v == val_c && s == SEL_LDT1, "%%fs = %#x (TI set) reads val_c through the LDT descriptor: %#lx (want %#lx)",
+	      SEL_LDT1, (unsigned long)v, (unsigned long)val_c);
+	rc = set_rw(ldt, true);
+	check(rc == -XEN_EBUSY, "a writable mapping of the LDT page in use: %ld (%s), want -EBUSY", rc, errno_name(rc));
+	load_fs(0);
+	rc = set_ldt(NULL, 0);
+	check(rc == 0, "SET_LDT with no entries: %ld (%s)", rc, errno_name(rc));
+	rc = set_rw(ldt, true);
+	check(rc == 0, "after the LDT is gone its page can be writable again: %ld (%s)", rc, errno_name(rc));
+
+	/* an LDT page with a TSS descriptor in it: SET_LDT takes it (pages are checked on first use),
+	 * the load faults, and the guest gets the #PF at its own LDT address */
+	bad_ldt[1] = data_desc(0, 3);
+	bad_ldt[5] = 0x0000890000000067UL;
+	rc = set_rw(bad_ldt, false);
+	rc = rc ? rc : set_ldt(bad_ldt, 4);
+	check(rc == 0, "SET_LDT with a page holding a TSS descriptor: %ld (%s)", rc, errno_name(rc));
+	unsigned long faults = pf_count, r = fs_probe(SEL_LDT1);
+	unsigned long cr2 = shared_info->vcpu_info[0].arch.cr2;
+	check(r == FS_PROBE_FAULTED && pf_count == faults + 1 && cr2 == (unsigned long)bad_ldt + 8,
+	      "loading its selector gives the guest a #PF (error %#lx) at its LDT address: cr2 %#lx (want %p)",
+	      pf_error, cr2, (void *)((char *)bad_ldt + 8));
+	load_fs(0);
+	rc = set_ldt(NULL, 0);
+	rc = rc ? rc : set_rw(bad_ldt, true);
+	check(rc == 0, "that LDT dropped and its page writable again: %ld (%s)", rc, errno_name(rc));
+}
+
+void test_main(void)
+{
+	long trc = hypercall_set_trap_table(pf_trap);
+
+	if (trc)
+		test_fail("set_trap_table for #PF: %ld (%s)", trc, errno_name(trc));
+	test_gdt();
+	test_ldt();
+
+	/* back to Xen's flat selectors, and our GDT given up: its frame can be writable again */
+	load_ds_es(FLAT_RING3_DS64);
+	load_fs(0);
+	unsigned long none[1] = { 0 };
+	long rc = set_gdt(none, 0);
+	check(rc == 0, "set_gdt with no entries: %ld (%s)", rc, errno_name(rc));
+	rc = set_rw(gdt, true);
+	check(rc == 0, "after that the old GDT frame can be writable again: %ld (%s)", rc, errno_name(rc));
+}
