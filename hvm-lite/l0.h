@@ -31,6 +31,11 @@ struct l0_ops {
     /* The L0's xenstore ring for the guest: its frame and L0 port (NULL or an error: none). */
     int (*store_ring)(uint64_t *pfn, uint32_t *port);
 
+    /* The guest's balloon: give these frames (our guest-physical gfns) back to L0, or have L0
+     * back them again. Both return how many, from the first, were done (L0 stops at a failure). */
+    unsigned (*release_frames)(const uint64_t *gfns, unsigned n);
+    unsigned (*populate_frames)(const uint64_t *gfns, unsigned n);
+
     void (*report)(void);               /* boot-report lines about the L0 */
     void (*report_counters)(void);      /* what we cost the L0 (hypercalls by op), at shutdown */
     const uint64_t *hcall_count;        /* hypercalls to L0 by number, [64] (NULL: none) */

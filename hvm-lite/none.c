@@ -70,6 +70,20 @@ static uint64_t none_tsc_hz(void)
     return hz;
 }
 
+/* No L0 to give memory to: a frame "given back" stays in RAM, unused (pv/balloon.c keeps it
+ * out of the guest pool), and is there again as soon as it is asked for. */
+static unsigned none_release_frames(const uint64_t *gfns, unsigned n)
+{
+    (void)gfns;
+    return n;
+}
+
+static unsigned none_populate_frames(const uint64_t *gfns, unsigned n)
+{
+    (void)gfns;
+    return n;
+}
+
 static void none_report(void)
 {
     pr_info("L0: none (no hypervisor below us: standalone)\n");
@@ -98,6 +112,8 @@ const struct l0_ops l0_none = {
     .clock_name = "TSC (calibrated against the PIT)",
     .now_ns = none_now_ns,
     .tsc_hz = none_tsc_hz,
+    .release_frames = none_release_frames,
+    .populate_frames = none_populate_frames,
     .report = none_report,
     .shutdown = none_shutdown,
 };

@@ -236,6 +236,37 @@ static int xen_store_ring(uint64_t *pfn, uint32_t *port)
     return 0;
 }
 
+/* XENMEM_decrease_reservation / populate_physmap on our own domain, order 0, in batches of at
+ * most a page of gfns (what L0 handles without a continuation). */
+#define L0_BATCH 512
+
+static unsigned reservation_op(unsigned op, const uint64_t *gfns, unsigned n)
+{
+    unsigned done = 0;
+
+    while (done < n) {
+        unsigned k = MIN(n - done, L0_BATCH);
+        struct xen_memory_reservation r = { .nr_extents = k, .extent_order = 0, .domid = DOMID_SELF };
+        set_xen_guest_handle(r.extent_start, (xen_pfn_t *)(uintptr_t)(gfns + done));
+        long rc = HYPERVISOR_memory_op(op, &r);
+        if (rc > 0)
+            done += (unsigned)MIN((unsigned long)rc, k);
+        if (rc != (long)k)
+            break;
+    }
+    return done;
+}
+
+static unsigned xen_release_frames(const uint64_t *gfns, unsigned n)
+{
+    return reservation_op(XENMEM_decrease_reservation, gfns, n);
+}
+
+static unsigned xen_populate_frames(const uint64_t *gfns, unsigned n)
+{
+    return reservation_op(XENMEM_populate_physmap, gfns, n);
+}
+
 static void xen_report(void)
 {
     xen_extraversion_t extra = { 0 };
@@ -292,6 +323,8 @@ const struct l0_ops l0_xen = {
     .evtchn_unmask = xen_evtchn_unmask,
     .evtchn_close = xen_evtchn_close,
     .store_ring = xen_store_ring,
+    .release_frames = xen_release_frames,
+    .populate_frames = xen_populate_frames,
     .report = xen_report,
     .report_counters = xen_report_counters,
     .hcall_count = xen_hcall_count,

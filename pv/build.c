@@ -12,6 +12,7 @@
  * guest gets all RAM but the shim pool (see mm.c) and the m2p (8 bytes per frame, from that pool).
  */
 #include "domain.h"
+#include "balloon.h"
 #include "boot.h"
 #include "console.h"
 #include "debug.h"
@@ -374,6 +375,8 @@ int pv_build(const struct boot_info *bi)
         return rc;
     if (pv_mmu_init(pv_dom.max_mfn))
         return fail(-XEN_ENOMEM, "no shim memory for the page-type words");
+    if (balloon_init())
+        return fail(-XEN_ENOMEM, "no shim memory for the balloon's bitmap");
     pt_fix_writable(pv_dom.shared_mfn);
     pt_fix_writable(pv_dom.cons_mfn);
     pt_fix_writable(pv_dom.store_mfn);
@@ -396,7 +399,7 @@ int pv_build(const struct boot_info *bi)
     if ((rc = back_pfns(nr_pages)))
         return rc;
     ASSERT(guest_pool.free_frames == 0);
-    pv_dom.nr_pages = nr_pages;
+    pv_dom.nr_pages = pv_dom.max_pages = nr_pages;
     for (uint64_t pfn = 0; pfn < nr_pages; pfn++)
         pv_dom.m2p[pv_dom.p2m[pfn]] = pfn;
     fill_start_info(bi);

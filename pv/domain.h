@@ -30,7 +30,8 @@ struct pv_trap {
 };
 
 struct pv_domain {
-    uint64_t nr_pages;
+    uint64_t nr_pages;                  /* frames the guest has now (Xen's tot_pages) */
+    uint64_t max_pages;                 /* and may have: what it was built with (balloon.c) */
     uint64_t max_mfn;                   /* m2p covers [0, max_mfn) */
     uint64_t *m2p;                      /* the shim's writable view */
     uint64_t m2p_pa;
@@ -73,6 +74,7 @@ void pv_enter(void) __noreturn;
 /* guest.c: the guest's memory from the shim (fault-safe; -XEN_EFAULT on a bad pointer). */
 int copy_from_guest(void *dst, uint64_t src, size_t n);
 int copy_to_guest(uint64_t dst, const void *src, size_t n);
+bool guest_range_ok(uint64_t va, size_t n);    /* Xen's guest_handle_okay: may be guest memory */
 bool pv_mfn_is_guest(uint64_t mfn);     /* a frame of the guest's RAM */
 bool pv_mfn_is_special(uint64_t mfn);   /* shared_info, console or store page: mappable */
 

@@ -7,7 +7,7 @@
 size_t guest_copy_raw(void *dst, const void *src, size_t n);
 
 /* A guest virtual range: canonical, no wrap, nothing of the hypervisor hole. */
-static bool guest_range(uint64_t va, size_t n)
+bool guest_range_ok(uint64_t va, size_t n)
 {
     uint64_t last = va + n - 1;
 
@@ -21,14 +21,14 @@ static bool guest_range(uint64_t va, size_t n)
 
 int copy_from_guest(void *dst, uint64_t src, size_t n)
 {
-    if (!guest_range(src, n) || guest_copy_raw(dst, (const void *)src, n))
+    if (!guest_range_ok(src, n) || guest_copy_raw(dst, (const void *)src, n))
         return ERR(-XEN_EFAULT);
     return 0;
 }
 
 int copy_to_guest(uint64_t dst, const void *src, size_t n)
 {
-    if (!guest_range(dst, n) || guest_copy_raw((void *)dst, src, n))
+    if (!guest_range_ok(dst, n) || guest_copy_raw((void *)dst, src, n))
         return ERR(-XEN_EFAULT);
     return 0;
 }

@@ -1,10 +1,25 @@
-/* hc_memory.c: __HYPERVISOR_memory_op: the guest's memory map, reservations and where the m2p is. */
+/*
+ * hc_memory.c: __HYPERVISOR_memory_op: the guest's memory map, reservations, where the m2p is,
+ * and its balloon. Sub-ops:
+ *   memory_map                                   handled: one RAM entry, the guest's initial size
+ *   current_reservation, maximum_reservation     handled (DOMID_SELF only, else -ESRCH)
+ *   maximum_ram_page, machphys_mapping           handled
+ *   decrease_reservation, populate_physmap       handled (hc_balloon.c); the frames go to and
+ *                                                come from L0 through l0_ops, batched
+ *   exchange                                     handled (hc_balloon.c)
+ *   anything else (increase_reservation, add_to_physmap, ...)    refused -ENOSYS
+ */
+#include "balloon.h"
 #include "domain.h"
 #include "hypercall.h"
 #include "paging.h"
 #include "xerrno.h"
 
 #define MEMOP_OP_MASK 0x3f           /* the op is cmd's low 6 bits; the rest is a continuation's extent */
+#define MEMOP_EXTENT_SHIFT 6
+
+long memop_reservation(unsigned op, uint64_t start, uint64_t arg);   /* hc_balloon.c */
+long memop_exchange(uint64_t arg);
 
 struct __packed e820_entry {
     uint64_t addr, size;
@@ -14,7 +29,7 @@ struct __packed e820_entry {
 static long memory_map(uint64_t arg)
 {
     struct xen_memory_map mm;
-    struct e820_entry ram = { 0, pv_dom.nr_pages << PAGE_SHIFT, 1 /* RAM */ };
+    struct e820_entry ram = { 0, pv_dom.max_pages << PAGE_SHIFT, 1 /* RAM */ };
 
     if (copy_from_guest(&mm, arg, sizeof(mm)))
         return -XEN_EFAULT;
@@ -26,7 +41,7 @@ static long memory_map(uint64_t arg)
     return copy_to_guest(arg, &mm, sizeof(mm)) ? -XEN_EFAULT : 0;
 }
 
-static long reservation(uint64_t arg)
+static long reservation(uint64_t arg, bool max)
 {
     domid_t d;
 
@@ -34,7 +49,7 @@ static long reservation(uint64_t arg)
         return -XEN_EFAULT;
     if (d != DOMID_SELF)
         return -XEN_ESRCH;              /* only ourselves: there is no other domain here */
-    return (long)pv_dom.nr_pages;
+    return (long)(max ? pv_dom.max_pages : pv_dom.nr_pages);
 }
 
 static long machphys_mapping(uint64_t arg)
@@ -49,17 +64,25 @@ static long machphys_mapping(uint64_t arg)
 
 long hc_memory_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t a5)
 {
+    uint64_t start = cmd >> MEMOP_EXTENT_SHIFT;
+
+    balloon_reclaim();                  /* frames released in use and idle since: counts are exact */
     switch (cmd & MEMOP_OP_MASK) {
     case XENMEM_memory_map:
         return memory_map(arg);
     case XENMEM_current_reservation:
     case XENMEM_maximum_reservation:
-        return reservation(arg);
+        return reservation(arg, (cmd & MEMOP_OP_MASK) == XENMEM_maximum_reservation);
+    case XENMEM_decrease_reservation:
+    case XENMEM_populate_physmap:
+        return memop_reservation((unsigned)(cmd & MEMOP_OP_MASK), start, arg);
+    case XENMEM_exchange:
+        return start ? -XEN_EINVAL : memop_exchange(arg);
     case XENMEM_maximum_ram_page:
         return (long)pv_dom.max_mfn - 1;
     case XENMEM_machphys_mapping:
         return machphys_mapping(arg);
     default:
-        return -XEN_ENOSYS;             /* ballooning, exchange, add_to_physmap: later */
+        return -XEN_ENOSYS;
     }
 }

@@ -1,5 +1,6 @@
 /* hc_sched.c: __HYPERVISOR_sched_op: yield, block, and shutdown (its reason goes to L0 unchanged). */
 #include "domain.h"
+#include "balloon.h"
 #include "console.h"
 #include "hypercall.h"
 #include "panic.h"
@@ -33,6 +34,7 @@ long hc_sched_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t 
         pv_console_flush();
         pr_info("guest shut down: %s (%u)\n", reason_name(s.reason), s.reason);
         pv_hypercall_report();
+        balloon_report();
         shim_shutdown(s.reason);
     default:
         return -XEN_ENOSYS;

@@ -73,6 +73,11 @@ int frame_pool_remove(struct frame_pool *p, uint64_t start, uint64_t end)
     return retag_free(p, start, MIN(end, p->map->nr), FS_RESERVED, false);
 }
 
+int frame_pool_unback(struct frame_pool *p, uint64_t start, uint64_t end)
+{
+    return retag_free(p, start, end, FS_ABSENT, false);
+}
+
 int frame_pool_carve(struct frame_pool *p, uint64_t start, uint64_t end)
 {
     if (start >= p->map->nr)

@@ -38,6 +38,9 @@ void frame_pool_init(struct frame_pool *p, const char *name, struct frame_map *m
 int frame_pool_add(struct frame_pool *p, uint64_t start, uint64_t end);
 /* This pool's free frames in [start, end) leave it: they become RESERVED (holes, the image). */
 int frame_pool_remove(struct frame_pool *p, uint64_t start, uint64_t end);
+/* This pool's free frames in [start, end) leave it and become ABSENT: no longer backed (given
+ * back to L0), so frame_pool_add can take them in again once they are. */
+int frame_pool_unback(struct frame_pool *p, uint64_t start, uint64_t end);
 /* This pool's free frames in [start, end) become used: still ours (e.g. boot modules). */
 int frame_pool_carve(struct frame_pool *p, uint64_t start, uint64_t end);
 /* nr contiguous frames aligned to 2^align_order, below limit (0: none): the first pfn, or -errno. */

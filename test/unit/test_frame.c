@@ -81,6 +81,32 @@ static void test_remove_carve(void)
     CHECK_EQ(frame_pool_check(&p), 0);
 }
 
+/* Ballooning: a freed frame given back to L0 leaves the pool (ABSENT), used ones stay, and the
+ * frame can be added again once L0 backs it. */
+static void test_unback(void)
+{
+    struct frame_pool p;
+
+    new_map(0x100);
+    frame_pool_init(&p, "t", &map, 1);
+    CHECK_EQ(frame_pool_add(&p, 0, 0x100), 0);
+    CHECK_EQ(frame_alloc(&p, 0x100, 0, 0, FRAME_LOWEST), 0);
+    CHECK_EQ(frame_free(&p, 0x20, 4), 0);
+    CHECK_EQ(frame_pool_unback(&p, 0x1f, 0x23), 0);                /* 0x1f is used: it stays */
+    CHECK_EQ(p.total_frames, 0x100 - 3);
+    CHECK_EQ(p.free_frames, 1);
+    CHECK(!frame_pool_owns(&p, 0x20, 1));
+    CHECK(frame_pool_owns(&p, 0x1f, 1));
+    CHECK_EQ(frame_free(&p, 0x21, 1), -XEN_EPERM);                 /* not ours any more */
+    CHECK_EQ(frame_alloc(&p, 2, 0, 0, FRAME_LOWEST), -XEN_ENOMEM);
+    CHECK_EQ(frame_alloc(&p, 1, 0, 0, FRAME_LOWEST), 0x23);
+    CHECK_EQ(frame_pool_add(&p, 0x20, 0x22), 0);                   /* backed again */
+    CHECK_EQ(frame_pool_unback(&p, 0x200, 0x300), -XEN_EINVAL);    /* past the map */
+    CHECK_EQ(frame_alloc(&p, 2, 1, 0, FRAME_LOWEST), 0x20);
+    CHECK_EQ(p.total_frames, 0x100 - 1);
+    CHECK_EQ(frame_pool_check(&p), 0);
+}
+
 static void test_two_pools(void)
 {
     struct frame_pool guest, shim;
@@ -189,6 +215,7 @@ void test_frame(void)
 {
     test_basic();
     test_remove_carve();
+    test_unback();
     test_two_pools();
     test_random();
     free(state);
