@@ -16,10 +16,13 @@ long hc_set_trap_table(uint64_t arg, uint64_t a2, uint64_t a3, uint64_t a4, uint
             return -XEN_EFAULT;
         if (!t.address)
             return 0;
-        if (t.cs != FLAT_KERNEL_CS || (uint64_t)((int64_t)(t.address << 16) >> 16) != t.address ||
+        if ((uint64_t)((int64_t)(t.address << 16) >> 16) != t.address ||
             (t.address >= PV_HOLE_START && t.address < PV_HOLE_END))
             return -XEN_EINVAL;
-        pv_dom.traps[t.vector] = (struct pv_trap){ t.address, t.cs, t.flags };
+        /* as Xen: any selector, RPL raised to the guest kernel's (3); bounce() checks it can be
+         * loaded (Linux gives its own __KERNEL_CS, from the GDT it loads with set_gdt) */
+        uint16_t cs = (t.cs & 3) ? t.cs : t.cs | 3;
+        pv_dom.traps[t.vector] = (struct pv_trap){ t.address, cs, t.flags };
     }
     return -XEN_E2BIG;                  /* no terminating entry within 256 */
 }

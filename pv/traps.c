@@ -53,7 +53,7 @@ static void bounce(struct cpu_regs *r, const struct pv_trap *t)
         vi->evtchn_upcall_mask = 1;
     r->rsp = sp;
     r->rip = t->address;
-    r->cs = SEL_RING3_CS64;
+    r->cs = t->cs && pv_selector_ok(t->cs, true) ? t->cs : SEL_RING3_CS64;
     r->ss = SEL_RING3_DS;
     r->rflags = (r->rflags & ~(RFLAGS_TF | RFLAGS_NT | RFLAGS_RF)) | RFLAGS_IF;
     pv_dom.nr_bounces++;
