@@ -30,5 +30,6 @@ void test_frame(void);
 void test_format(void);
 void test_elf(void);
 void test_decompress(void);
+void test_insn(void);
 
 #endif

@@ -31,6 +31,7 @@ int main(void)
         { "format", test_format },
         { "elf", test_elf },
         { "decomp", test_decompress },
+        { "insn", test_insn },
     };
 
     for (unsigned i = 0; i < sizeof(suites) / sizeof(suites[0]); i++) {
