@@ -222,7 +222,7 @@ opcode:
         unsigned shift = in->size == 2 ? 4 : in->size == 4 ? 5 : 6;
         int64_t off = (int64_t)sign_extend(r->gpr[in->src_reg], in->size);
         ea += (uint64_t)(off >> shift) * in->size;
-        in->bit = (uint8_t)(off & 31);
+        in->bit = (uint8_t)(off & (8 * in->size - 1));
     } else if (in->op >= INSN_BTS) {
         in->bit = (uint8_t)(in->imm & (8 * in->size - 1));
     }

@@ -55,11 +55,12 @@ struct insn {
 
 /*
  * Decode the instruction at code[0, avail) as executed with registers r (r->rip is its address).
- * Returns 0 and fills *in; -XEN_EFAULT if the instruction runs past avail (fetch more bytes and
+ * Returns 0 and fills *in (left undefined on error); -XEN_EFAULT if the instruction runs past avail (fetch more bytes and
  * retry); -XEN_EOPNOTSUPP for anything else: not one of the stores above, a register
  * destination, a prefix hardware would refuse (LOCK MOV) or that we do not know, longer than 15
  * bytes, a misaligned CMPXCHG16B. Never reads code[avail] or beyond, nor code[15].
- * addr is not checked for canonical form: the caller compares it with the fault address.
+ * addr is not checked for canonical form: the caller compares it with the fault address. With a
+ * 67 prefix the effective address (bit offset included) wraps at 4 GiB before the base is added.
  */
 int insn_decode(struct insn *in, const uint8_t *code, size_t avail, const struct insn_regs *r);
 
@@ -72,7 +73,7 @@ int insn_decode(struct insn *in, const uint8_t *code, size_t avail, const struct
  *   CMPXCHG          CF PF AF ZF SF OF as for CMP accumulator, memory
  *   CMPXCHG8B/16B    ZF only
  *   AND/OR/XOR       CF=OF=0, PF ZF SF from the result, AF cleared (undefined in the manuals;
- *                    what the Intel CPUs we tested on do)
+ *                    the Intel Xeon the unit tests were written on clears it)
  *   BTS/BTR/BTC      CF = the bit's old value; others kept (undefined in the manuals)
  *   MOV/XCHG         none
  * r must be the registers in was decoded with. Returns 0, or -XEN_EINVAL for an insn that

@@ -32,5 +32,6 @@ void test_elf(void);
 void test_decompress(void);
 void test_pagetype(void);
 void test_segdesc(void);
+void test_insn(void);
 
 #endif

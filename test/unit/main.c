@@ -33,6 +33,7 @@ int main(void)
         { "decomp", test_decompress },
         { "pagetype", test_pagetype },
         { "segdesc", test_segdesc },
+        { "insn", test_insn },
     };
 
     for (unsigned i = 0; i < sizeof(suites) / sizeof(suites[0]); i++) {
