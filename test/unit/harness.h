@@ -31,5 +31,6 @@ void test_format(void);
 void test_elf(void);
 void test_decompress(void);
 void test_pagetype(void);
+void test_evtchn(void);
 
 #endif

@@ -32,6 +32,7 @@ int main(void)
         { "elf", test_elf },
         { "decomp", test_decompress },
         { "pagetype", test_pagetype },
+        { "evtchn", test_evtchn },
     };
 
     for (unsigned i = 0; i < sizeof(suites) / sizeof(suites[0]); i++) {
