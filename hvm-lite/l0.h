@@ -27,6 +27,11 @@ struct l0_ops {
     int (*evtchn_send)(uint32_t port);
     int (*evtchn_unmask)(uint32_t port);
     int (*evtchn_close)(uint32_t port);
+    int (*evtchn_alloc_unbound)(uint16_t remote_dom, uint32_t *port);
+    int (*evtchn_bind_interdomain)(uint16_t remote_dom, uint32_t remote_port, uint32_t *port);
+
+    /* UTC at clock time 0 (now_ns() == 0), in ns since the epoch; 0: unknown. */
+    uint64_t (*wallclock_base)(void);
 
     /* The L0's xenstore ring for the guest: its frame and L0 port (NULL or an error: none). */
     int (*store_ring)(uint64_t *pfn, uint32_t *port);

@@ -4,6 +4,7 @@
 #include "cpu.h"
 #include "debug.h"
 #include "l0.h"
+#include "rtc.h"
 #include "pit.h"
 #include "time.h"
 #include "uart.h"
@@ -98,6 +99,7 @@ const struct l0_ops l0_none = {
     .clock_name = "TSC (calibrated against the PIT)",
     .now_ns = none_now_ns,
     .tsc_hz = none_tsc_hz,
+    .wallclock_base = rtc_wallclock_base,
     .report = none_report,
     .shutdown = none_shutdown,
 };

@@ -19,6 +19,9 @@ long hc_mmuext_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_multicall(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_sched_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_event_channel_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_callback_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_vcpu_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_set_timer_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 
 /* Dispatch the hypercall in r (rax = number; rdi, rsi, rdx, r10, r8) and return its result. */
 long pv_hypercall(struct cpu_regs *r);

@@ -50,7 +50,7 @@ static bool emulate_privileged(struct cpu_regs *r)
     uint64_t v;
     switch (cr) {
     case 0: v = read_cr0(); break;
-    case 2: v = pv_dom.shared->vcpu_info[0].arch.cr2; break;     /* the one we last gave it */
+    case 2: v = pv_current()->vi->arch.cr2; break;     /* the one we last gave it */
     case 3: v = pv_dom.cr3; break;
     case 4: v = read_cr4(); break;
     default: return false;
@@ -61,36 +61,39 @@ static bool emulate_privileged(struct cpu_regs *r)
     return true;
 }
 
-static void bounce(struct cpu_regs *r, const struct pv_trap *t)
+void pv_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t error_code)
 {
-    struct vcpu_info *vi = &pv_dom.shared->vcpu_info[0];
+    struct vcpu_info *vi = pv_current()->vi;
     uint64_t frame[8], n = 0;
     uint8_t mask = vi->evtchn_upcall_mask;
 
     frame[n++] = r->rcx;
     frame[n++] = r->r11;
-    if (has_error_code(r->vector))
-        frame[n++] = r->error_code;
+    if (error_code >= 0)
+        frame[n++] = (uint64_t)error_code;
     frame[n++] = r->rip;
     frame[n++] = (r->cs & 0xfffc) | ((uint64_t)mask << 32);     /* from kernel mode: RPL 0, as Xen */
     frame[n++] = (r->rflags & ~RFLAGS_IF) | (mask ? 0 : RFLAGS_IF);
     frame[n++] = r->rsp;
     frame[n++] = r->ss;
     uint64_t sp = (r->rsp & ~0xful) - n * 8;
-    if (copy_to_guest(sp, frame, n * 8))
-        pv_crash(r, "%s at %#lx, and its exception frame cannot be written at %#lx", names[r->vector & 31], r->rip,
-                 sp);
-    if (t->flags & TI_MASK_EVENTS)
+    if (copy_to_guest(sp, frame, n * 8)) {
+        if (r->vector < 32)
+            pv_crash(r, "%s at %#lx, and its exception frame cannot be written at %#lx", names[r->vector],
+                     r->rip, sp);
+        pv_crash(r, "an event frame cannot be written at %#lx", sp);
+    }
+    if (mask_events)
         vi->evtchn_upcall_mask = 1;
     r->rsp = sp;
-    r->rip = t->address;
+    r->rip = addr;
     r->cs = SEL_RING3_CS64;
     r->ss = SEL_RING3_DS;
     r->rflags = (r->rflags & ~(RFLAGS_TF | RFLAGS_NT | RFLAGS_RF)) | RFLAGS_IF;
     pv_dom.nr_bounces++;
 }
 
-bool pv_trap(struct cpu_regs *r, uint64_t cr2)
+static bool trap(struct cpu_regs *r, uint64_t cr2)
 {
     unsigned v = (unsigned)r->vector;
 
@@ -99,11 +102,20 @@ bool pv_trap(struct cpu_regs *r, uint64_t cr2)
     if (v == 14 && pv_ptwr_fault(r, cr2))
         return true;
     if (v == 14) {
-        pv_dom.shared->vcpu_info[0].arch.cr2 = cr2;
+        pv_current()->vi->arch.cr2 = cr2;
         r->error_code &= ~4ul;          /* the guest kernel sees its faults as supervisor ones, as on Xen */
     }
     if (v == 8 || v == 18 || !pv_dom.traps[v].address)
         pv_crash(r, "%s (error code %#lx) at %#lx with no guest handler", names[v & 31], r->error_code, r->rip);
-    bounce(r, &pv_dom.traps[v]);
+    const struct pv_trap *t = &pv_dom.traps[v];
+    pv_bounce(r, t->address, t->flags & TI_MASK_EVENTS, has_error_code(v) ? (int64_t)r->error_code : -1);
     return true;
+}
+
+bool pv_trap(struct cpu_regs *r, uint64_t cr2)
+{
+    bool handled = trap(r, cr2);
+
+    pv_upcall_check(r);                 /* as Xen: pending, unmasked events go first */
+    return handled;
 }

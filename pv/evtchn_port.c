@@ -1,10 +1,10 @@
 /*
- * evtchn.c: event-channel ports and the 2-level bitmaps (see evtchn.h). The rules are Xen's
+ * evtchn_port.c: event-channel ports and the 2-level bitmaps (see evtchn_port.h). The rules are Xen's
  * (common/event_channel.c, event_2l.c): per-vCPU VIRQs (timer, debug) may be bound on any vCPU,
  * global ones only on vCPU 0 and moved with bind_vcpu; a VIRQ is bound at most once per vCPU;
  * closing a port clears its pending bit so a later bind starts clean.
  */
-#include "evtchn.h"
+#include "evtchn_port.h"
 #include "xerrno.h"
 
 #define WORD_BITS (sizeof(xen_ulong_t) * 8)

@@ -1,11 +1,11 @@
 /*
- * evtchn.h: the guest's event channels, 2-level ABI: the port table (what each port is bound to)
+ * evtchn_port.h: the guest's event channels, 2-level ABI: the port table (what each port is bound to)
  * and the pending/mask/selector logic on shared_info and vcpu_info. Hardware-free: compiled into
  * the shim and into the host unit tests. Callers serialise changes to one table; the bitmap
  * operations are atomic, since the guest changes the same words at any time.
  */
-#ifndef PV_EVTCHN_H
-#define PV_EVTCHN_H
+#ifndef PV_EVTCHN_PORT_H
+#define PV_EVTCHN_PORT_H
 
 #include "lib.h"
 #include "xen-abi.h"
