@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evtchn.h"
+#include "evtchn_port.h"
 #include "harness.h"
 #include "xerrno.h"
 
