@@ -49,8 +49,13 @@ static long set_singleshot(struct pv_vcpu *v, uint64_t arg)
         return -XEN_EINVAL;
     if (copy_from_guest(&s, arg, sizeof(s)))
         return -XEN_EFAULT;
-    if ((s.flags & VCPU_SSHOTTMR_future) && s.timeout_abs_ns < now_ns())
-        return -XEN_ETIME;              /* Xen 4.17 (later ones ignore the flag) */
+    /* VCPU_SSHOTTMR_future is ignored, as Xen 4.18+ and Debian's 4.17 (the stock shim) do: a
+     * deadline already past fires at once instead of failing with -ETIME */
+    if (s.timeout_abs_ns <= now_ns()) {
+        pv_timer_singleshot(v, 0);
+        pv_virq_raise(v, VIRQ_TIMER);
+        return 0;
+    }
     pv_timer_singleshot(v, s.timeout_abs_ns);
     return 0;
 }
