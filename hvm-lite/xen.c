@@ -239,6 +239,24 @@ static int xen_evtchn_bind_interdomain(uint16_t remote_dom, uint32_t remote_port
     return rc ? ERR((int)rc) : 0;
 }
 
+static int xen_evtchn_status(uint32_t port, uint32_t *status, uint16_t *rdom, uint32_t *rport)
+{
+    struct evtchn_status st = { .dom = DOMID_SELF, .port = port };
+    long rc = HYPERVISOR_evtchn_op(EVTCHNOP_status, &st);
+
+    if (rc)
+        return ERR((int)rc);
+    *status = st.status;
+    *rdom = st.status == EVTCHNSTAT_unbound ? st.u.unbound.dom : st.u.interdomain.dom;
+    *rport = st.status == EVTCHNSTAT_interdomain ? st.u.interdomain.port : 0;
+    return 0;
+}
+
+static uint16_t xen_domid(void)
+{
+    return (uint16_t)domid;
+}
+
 /* L0's wallclock is for its system time 0, which is our clock's 0 too (we run on its pvclock). */
 static uint64_t xen_wallclock_base(void)
 {
@@ -328,6 +346,8 @@ const struct l0_ops l0_xen = {
     .evtchn_close = xen_evtchn_close,
     .evtchn_alloc_unbound = xen_evtchn_alloc_unbound,
     .evtchn_bind_interdomain = xen_evtchn_bind_interdomain,
+    .evtchn_status = xen_evtchn_status,
+    .domid = xen_domid,
     .wallclock_base = xen_wallclock_base,
     .store_ring = xen_store_ring,
     .report = xen_report,

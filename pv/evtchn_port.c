@@ -185,6 +185,12 @@ void ev_2l_clear_pending(struct shared_info *s, unsigned port)
         test_and_clear(&s->evtchn_pending[port / WORD_BITS], port % WORD_BITS);
 }
 
+void ev_2l_mask(struct shared_info *s, unsigned port)
+{
+    if (port < EV_NR_PORTS)
+        test_and_set(&s->evtchn_mask[port / WORD_BITS], port % WORD_BITS);
+}
+
 bool ev_2l_is_pending(const struct shared_info *s, unsigned port)
 {
     return port < EV_NR_PORTS && test(&s->evtchn_pending[port / WORD_BITS], port % WORD_BITS);

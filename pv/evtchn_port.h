@@ -59,6 +59,7 @@ static inline const struct ev_port *ev_get(const struct ev_table *t, unsigned po
 bool ev_2l_set_pending(struct shared_info *s, struct vcpu_info *vi, unsigned port);
 bool ev_2l_unmask(struct shared_info *s, struct vcpu_info *vi, unsigned port);
 void ev_2l_clear_pending(struct shared_info *s, unsigned port);
+void ev_2l_mask(struct shared_info *s, unsigned port);
 bool ev_2l_is_pending(const struct shared_info *s, unsigned port);
 bool ev_2l_is_masked(const struct shared_info *s, unsigned port);
 /* Everything pending in a vcpu_info that Xen marks on VCPUOP_register_vcpu_info. */

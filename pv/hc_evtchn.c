@@ -45,6 +45,9 @@ static long close_port(unsigned port)
     int rc = ev_close(&pv_dom.ev, port, &was);
 
     if (rc == 0) {
+        /* masked and not pending: a port bound later under this number starts quiet (the stock
+         * shim masks on close too; the guest unmasks after binding, as Linux does) */
+        ev_2l_mask(pv_dom.shared, port);
         ev_2l_clear_pending(pv_dom.shared, port);
         if (was.l0_port)
             evtchn_unregister(was.l0_port);
@@ -75,6 +78,68 @@ static long bind_l0(enum ev_state state, uint16_t rdom, uint32_t rport, uint32_t
     if (p < 0 && l0->evtchn_close)
         l0->evtchn_close(l0_port);
     return p;
+}
+
+/* DOMID_SELF as L0 knows us (Xen's status answers show the real id). */
+static uint16_t self_id(uint16_t dom)
+{
+    uint16_t me = l0->domid ? l0->domid() : DOMID_SELF;
+
+    return dom == DOMID_SELF ? me : dom;
+}
+
+/*
+ * The remote port is in the remote domain's namespace, except for a loopback to ourselves: then
+ * it is one of the guest's ports, an unbound one L0 knows by its own number. Both ends then
+ * record each other in guest numbers, as Xen's status shows them.
+ */
+static int bind_interdomain(struct evtchn_bind_interdomain *b)
+{
+    uint16_t rdom = self_id(b->remote_dom);
+    bool loop = rdom == self_id(DOMID_SELF);
+    uint32_t rport = b->remote_port, l0_port;
+    int rc;
+
+    if (loop) {
+        const struct ev_port *r = ev_get(&pv_dom.ev, b->remote_port);
+        if (!r || r->state != EV_UNBOUND || !r->l0_port)
+            return -XEN_EINVAL;
+        rport = r->l0_port;
+    }
+    if ((rc = l0->evtchn_bind_interdomain(b->remote_dom, rport, &l0_port)))
+        return rc;
+    if ((rc = (int)bind_l0(EV_INTERDOMAIN, rdom, b->remote_port, l0_port)) < 0)
+        return rc;
+    if (loop) {
+        struct ev_port *r = &pv_dom.ev.port[b->remote_port];
+        r->state = EV_INTERDOMAIN;
+        r->remote_dom = rdom;
+        r->remote_port = (uint32_t)rc;
+    }
+    b->local_port = (evtchn_port_t)rc;
+    return 0;
+}
+
+/* Forwarded ports: L0 knows whether the other end has bound meanwhile. */
+static int status(struct evtchn_status *st)
+{
+    const struct ev_port *e = ev_get(&pv_dom.ev, st->port);
+    uint32_t s, rport;
+    uint16_t rdom;
+    int rc = ev_status(&pv_dom.ev, st->port, st);
+
+    if (rc || !e || !e->l0_port || !l0->evtchn_status || l0->evtchn_status(e->l0_port, &s, &rdom, &rport))
+        return rc;
+    if (s == EVTCHNSTAT_unbound) {
+        st->status = s;
+        st->u.unbound.dom = rdom;
+    } else if (s == EVTCHNSTAT_interdomain) {
+        st->status = s;
+        st->u.interdomain.dom = rdom;
+        /* a loopback's other end is ours: its guest number */
+        st->u.interdomain.port = rdom == self_id(DOMID_SELF) ? ev_port_of_l0(&pv_dom.ev, rport) : rport;
+    }
+    return 0;
 }
 
 static long reset(void)
@@ -133,21 +198,17 @@ long hc_event_channel_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, u
             return -XEN_ENOSYS;         /* standalone: no other domain to talk to */
         if ((rc = l0->evtchn_alloc_unbound(a.remote_dom, &l0_port)))
             return rc;
-        if ((rc = (int)bind_l0(EV_UNBOUND, a.remote_dom, 0, l0_port)) < 0)
+        if ((rc = (int)bind_l0(EV_UNBOUND, self_id(a.remote_dom), 0, l0_port)) < 0)
             return rc;
         a.port = (evtchn_port_t)rc;
         return PUT(a);
     }
     case EVTCHNOP_bind_interdomain: {
         ARG(struct evtchn_bind_interdomain, b);
-        uint32_t l0_port;
         if (!l0->evtchn_bind_interdomain)
             return -XEN_ENOSYS;
-        if ((rc = l0->evtchn_bind_interdomain(b.remote_dom, b.remote_port, &l0_port)))
+        if ((rc = bind_interdomain(&b)) < 0)
             return rc;
-        if ((rc = (int)bind_l0(EV_INTERDOMAIN, b.remote_dom, b.remote_port, l0_port)) < 0)
-            return rc;
-        b.local_port = (evtchn_port_t)rc;
         return PUT(b);
     }
     case EVTCHNOP_close: {
@@ -156,9 +217,9 @@ long hc_event_channel_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, u
     }
     case EVTCHNOP_status: {
         ARG(struct evtchn_status, st);
-        if (st.dom != DOMID_SELF)
+        if (st.dom != DOMID_SELF && st.dom != self_id(DOMID_SELF))
             return -XEN_EPERM;
-        if ((rc = ev_status(&pv_dom.ev, st.port, &st)))
+        if ((rc = status(&st)))
             return rc;
         return PUT(st);
     }

@@ -54,15 +54,21 @@ struct poll_set {
     evtchn_port_t ports[POLL_MAX_PORTS];
     unsigned n;
     uint64_t timeout;
+    bool upcall_was_pending;
 };
 
+/* Xen's poll ends on a polled port pending (masked or not), an event to deliver now, a new
+ * upcall (its kick wakes the vCPU even with events masked), or the timeout. */
 static bool poll_done(struct pv_vcpu *v, const void *arg)
 {
     const struct poll_set *p = arg;
+    bool upcall = pv_events_pending(v);
 
     for (unsigned i = 0; i < p->n; i++)
         if (ev_2l_is_pending(pv_dom.shared, p->ports[i]))
-            return true;                /* pending counts, masked or not (Xen's poll) */
+            return true;
+    if (upcall && (!READ_ONCE(v->vi->evtchn_upcall_mask) || !p->upcall_was_pending))
+        return true;
     return p->timeout && now_ns() >= p->timeout;
 }
 
@@ -79,6 +85,7 @@ static long poll(struct pv_vcpu *v, uint64_t arg)
         return -XEN_EFAULT;
     set.n = sp.nr_ports;
     set.timeout = sp.timeout;
+    set.upcall_was_pending = pv_events_pending(v);
     for (unsigned i = 0; i < set.n; i++)
         if (set.ports[i] >= EV_NR_PORTS)
             return -XEN_EINVAL;

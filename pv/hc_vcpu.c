@@ -21,8 +21,10 @@ static long register_vcpu_info(struct pv_vcpu *v, uint64_t arg)
 
     if (copy_from_guest(&info, arg, sizeof(info)))
         return -XEN_EFAULT;
-    if (info.offset > PAGE_SIZE - sizeof(struct vcpu_info) || v->vi_mfn)
-        return -XEN_EINVAL;             /* Xen's answers: straddles a page, or already moved */
+    if (info.offset > PAGE_SIZE - sizeof(struct vcpu_info))
+        return -XEN_ENXIO;              /* straddles a page: the stock shim's (Debian 4.17) answer */
+    if (v->vi_mfn)
+        return -XEN_EINVAL;             /* moved already */
     if (!pv_mfn_is_guest(info.mfn))
         return -XEN_EINVAL;
     spin_lock(&pv_dom.mmu_lock);

@@ -126,6 +126,9 @@ static void test_bitmaps(void)
     CHECK(!ev_2l_unmask(s, vi, 10));
     CHECK_EQ(vi->evtchn_upcall_pending, 0);
 
+    ev_2l_mask(s, 11);
+    CHECK(ev_2l_is_masked(s, 11));
+    CHECK(!ev_2l_set_pending(s, vi, 11));
     ev_2l_clear_pending(s, 9);
     CHECK(!ev_2l_is_pending(s, 9));
     CHECK(!ev_2l_set_pending(s, vi, EV_NR_PORTS));       /* out of range: ignored */
