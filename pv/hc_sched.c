@@ -27,6 +27,7 @@ void pv_shutdown(unsigned reason)
     pv_console_flush();
     pr_info("guest shut down: %s (%u)\n", reason_name(reason), reason);
     pv_hypercall_report();
+    pr_info("guest events: %lu upcalls, %lu bounces\n", pv_dom.nr_upcalls, pv_dom.nr_bounces);
     shim_shutdown(reason);
 }
 
