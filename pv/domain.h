@@ -128,6 +128,7 @@ void pv_timer_periodic(struct pv_vcpu *v, uint64_t period_ns);     /* 0: stop */
 void pv_timer_virq_bound(struct pv_vcpu *v);    /* VIRQ_TIMER was bound: start the periodic tick */
 void pv_runstate_set(struct pv_vcpu *v, int state);
 void pv_runstate_get(const struct pv_vcpu *v, struct vcpu_runstate_info *out);
+void pv_runstate_publish(struct pv_vcpu *v, const struct vcpu_runstate_info *ri);  /* to its area */
 void pv_wallclock_init(void);
 
 /* hc_sched.c */

@@ -89,8 +89,7 @@ long hc_vcpu_op(uint64_t cmd, uint64_t vcpuid, uint64_t arg, uint64_t a4, uint64
             return -XEN_EFAULT;
         v->runstate_area = a.addr.p;
         pv_runstate_get(v, &ri);
-        if (a.addr.p)
-            copy_to_guest(a.addr.p, &ri, sizeof(ri));  /* best effort, as Xen */
+        pv_runstate_publish(v, &ri);
         return 0;
     }
     case VCPUOP_register_vcpu_time_memory_area: {

@@ -84,6 +84,26 @@ void pv_runstate_get(const struct pv_vcpu *v, struct vcpu_runstate_info *out)
         out->time[out->state] += now - out->state_entry_time;
 }
 
+/* The guest's copy. With VMASST_TYPE_runstate_update_flag, XEN_RUNSTATE_UPDATE in
+ * state_entry_time marks it as being rewritten, so a reader on another vCPU retries. */
+void pv_runstate_publish(struct pv_vcpu *v, const struct vcpu_runstate_info *ri)
+{
+    uint64_t at = v->runstate_area + offsetof(struct vcpu_runstate_info, state_entry_time);
+    bool flag = pv_dom.vm_assist & (1ull << VMASST_TYPE_runstate_update_flag);
+    uint64_t t = ri->state_entry_time | XEN_RUNSTATE_UPDATE;
+
+    if (!v->runstate_area)
+        return;
+    /* best effort, as Xen: a bad address is the guest's problem */
+    if (flag && copy_to_guest(at, &t, sizeof(t)))
+        return;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    copy_to_guest(v->runstate_area, ri, sizeof(*ri));
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (flag)
+        copy_to_guest(at, &ri->state_entry_time, sizeof(t));
+}
+
 void pv_runstate_set(struct pv_vcpu *v, int state)
 {
     uint64_t now = now_ns();
@@ -92,8 +112,7 @@ void pv_runstate_set(struct pv_vcpu *v, int state)
         v->runstate.time[v->runstate.state] += now - v->runstate.state_entry_time;
     v->runstate.state = state;
     v->runstate.state_entry_time = now;
-    if (v->runstate_area)
-        copy_to_guest(v->runstate_area, &v->runstate, sizeof(v->runstate));    /* best effort, as Xen */
+    pv_runstate_publish(v, &v->runstate);
 }
 
 void pv_wallclock_init(void)

@@ -13,11 +13,14 @@
  * Method (VIRQ_TIMER bound, events on, the default tick stopped): for singleshot deadlines 10 ms
  * and 50 ms ahead, block until the timer port arrives; the pvclock then must be past the deadline
  * and not absurdly late (< 200 ms: TCG is slow, the lateness is logged). A past deadline with
- * VCPU_SSHOTTMR_future: -ETIME and no event, or 0 and the event at once. set_timer_op 10 ms ahead: delivered after its deadline. A timer
- * stopped with set_timer_op(0) must not fire: a 20 ms one is stopped, then a 60 ms one set; one
- * event only, after 60 ms. A 10 ms periodic tick gives 4 ticks in no less than 30 ms while the
- * vCPU runs (Xen pauses it while the vCPU is blocked); 0.5 ms is -EINVAL. The wallclock (wc_sec) must be a date after 2020 with an even wc_version, and the
- * runstate must show time spent blocked.
+ * VCPU_SSHOTTMR_future: -ETIME and no event, or 0 and the event at once. set_timer_op 10 ms
+ * ahead: delivered after its deadline. A timer stopped with set_timer_op(0) must not fire: a
+ * 20 ms one is stopped, then a 60 ms one set; one event only, after 60 ms. A 10 ms periodic tick
+ * gives 4 ticks in no less than 30 ms while the vCPU runs (Xen pauses it while the vCPU is
+ * blocked); 0.5 ms is -EINVAL. The wallclock (wc_sec) must be a date after 2020 with an even
+ * wc_version, and the runstate (VCPUOP_get_runstate_info, and the area registered with
+ * VCPUOP_register_runstate_memory_area, VMASST_TYPE_runstate_update_flag on) must show time
+ * spent blocked.
  */
 #include "guest.h"
 #include "events.h"
@@ -27,6 +30,7 @@ const char test_title[] = "timer: singleshot accuracy, VCPU_SSHOTTMR_future, set
 #define MS 1000000ul
 
 static evtchn_port_t tport;
+static struct vcpu_runstate_info area;  /* the runstate area we register */
 
 /* Block until the timer port has been seen `count` times in all (bounded: a lost timer fails). */
 static bool wait_timer(uint32_t count)
@@ -64,6 +68,11 @@ void test_main(void)
 	if (!check(rc == 0 && tport > 0 && tport < EVENTS_PORTS, "bind_virq(VIRQ_TIMER): %ld, port %u", rc, tport))
 		test_fail("no timer port");
 	events_enable();
+	rc = HC(__HYPERVISOR_vm_assist, VMASST_CMD_enable, VMASST_TYPE_runstate_update_flag, 0);
+	check(rc == 0, "vm_assist(runstate_update_flag): %ld %s", rc, errno_name(rc));
+	struct vcpu_register_runstate_memory_area ra = { .addr.v = &area };
+	rc = vcpu_op(VCPUOP_register_runstate_memory_area, 0, &ra);
+	check(rc == 0 && area.state == RUNSTATE_running, "register_runstate_memory_area: %ld, state %d", rc, area.state);
 
 	singleshot(10);
 	singleshot(50);
@@ -137,4 +146,8 @@ void test_main(void)
 	printf("  runstate: running %lu us, blocked %lu us\n", ri.time[RUNSTATE_running] / 1000,
 	       ri.time[RUNSTATE_blocked] / 1000);
 	check(rc == 0 && ri.time[RUNSTATE_blocked] >= 50 * MS, "runstate shows >= 50 ms blocked");
+	check(area.state == RUNSTATE_running && area.time[RUNSTATE_blocked] >= 50 * MS &&
+	      !(area.state_entry_time & XEN_RUNSTATE_UPDATE),
+	      "the registered runstate area too (state %d, blocked %lu us, entry %#lx)", area.state,
+	      area.time[RUNSTATE_blocked] / 1000, area.state_entry_time);
 }
