@@ -18,7 +18,8 @@
  * 20 ms one is stopped, then a 60 ms one set; one event only, after 60 ms. A 10 ms periodic tick
  * gives 4 ticks in no less than 30 ms while the vCPU runs (Xen pauses it while the vCPU is
  * blocked); 0.5 ms is -EINVAL. The wallclock (wc_sec) must be a date after 2020 with an even
- * wc_version, and the runstate (VCPUOP_get_runstate_info, and the area registered with
+ * wc_version; a time area registered with VCPUOP_register_vcpu_time_memory_area must follow the
+ * vcpu_info's pvclock; and the runstate (VCPUOP_get_runstate_info, and the area registered with
  * VCPUOP_register_runstate_memory_area, VMASST_TYPE_runstate_update_flag on) must show time
  * spent blocked.
  */
@@ -31,6 +32,7 @@ const char test_title[] = "timer: singleshot accuracy, VCPU_SSHOTTMR_future, set
 
 static evtchn_port_t tport;
 static struct vcpu_runstate_info area;  /* the runstate area we register */
+static struct vcpu_time_info tarea;     /* the time copy we register */
 
 /* Block until the timer port has been seen `count` times in all (bounded: a lost timer fails). */
 static bool wait_timer(uint32_t count)
@@ -74,8 +76,18 @@ void test_main(void)
 	rc = vcpu_op(VCPUOP_register_runstate_memory_area, 0, &ra);
 	check(rc == 0 && area.state == RUNSTATE_running, "register_runstate_memory_area: %ld, state %d", rc, area.state);
 
+	struct vcpu_register_time_memory_area ta = { .addr.v = &tarea };
+	rc = vcpu_op(VCPUOP_register_vcpu_time_memory_area, 0, &ta);
+	check(rc == 0, "register_vcpu_time_memory_area: %ld %s", rc, errno_name(rc));
+
 	singleshot(10);
 	singleshot(50);
+	/* the copy follows the vcpu_info's clock (both were refreshed for the timer event) */
+	const struct vcpu_time_info *vt = &shared_info->vcpu_info[0].time;
+	int64_t skew = (int64_t)(tarea.system_time - vt->system_time);
+	check(!(tarea.version & 1) && tarea.tsc_to_system_mul == vt->tsc_to_system_mul && tarea.system_time &&
+	      skew > -100 * (int64_t)MS && skew < 100 * (int64_t)MS,
+	      "  the registered time area is a current copy (version %u, skew %ld us)", tarea.version, skew / 1000);
 
 	/* a deadline in the past with VCPU_SSHOTTMR_future: -ETIME (Xen <= 4.17 upstream), or the flag
 	 * ignored and the timer firing at once (Xen 4.18+, and Debian's 4.17: the stock shim here) */
