@@ -19,7 +19,8 @@
  *  3. mask the port, send: pending only, nothing delivered; EVTCHNOP_unmask: delivered;
  *  4. bind VIRQ_TIMER (twice: -EEXIST), a 5 ms singleshot timer, SCHEDOP_block: the timer port
  *     is delivered once;
- *  5. status of each port (ipi, virq), close, status closed, close again and send on it -EINVAL,
+ *  5. bind_vcpu refused for an IPI and a per-vCPU VIRQ, -ENOENT for a vCPU we do not have;
+ *     status of each port (ipi, virq), close, status closed, close again and send on it -EINVAL,
  *     an IPI for a vCPU we do not have -ENOENT, a port beyond the 2-level range -EINVAL, a VIRQ
  *     number out of range -EINVAL; vcpu_op is_up for vCPU 0 (1) and 1 (-ENOENT), runstate running;
  * Then, before any port is closed (step 5 comes last):
@@ -239,7 +240,16 @@ void test_main(void)
 	poll();
 	move_vcpu_info(t);
 
-	/* 5. close and status */
+	/* 5. bind_vcpu, close and status */
+	struct evtchn_bind_vcpu bv = { .port = p, .vcpu = 0 };
+	rc = hypercall_event_channel_op(EVTCHNOP_bind_vcpu, &bv);
+	check(rc == -XEN_EINVAL, "bind_vcpu(ipi port): %ld %s (an IPI stays on its vCPU)", rc, errno_name(rc));
+	bv.port = t;
+	rc = hypercall_event_channel_op(EVTCHNOP_bind_vcpu, &bv);
+	check(rc == -XEN_EINVAL, "bind_vcpu(VIRQ_TIMER port): %ld %s (a per-vCPU VIRQ)", rc, errno_name(rc));
+	bv.vcpu = 1;
+	rc = hypercall_event_channel_op(EVTCHNOP_bind_vcpu, &bv);
+	check(rc == -XEN_ENOENT, "bind_vcpu(to vCPU 1): %ld %s", rc, errno_name(rc));
 	rc = evtchn_close(p);
 	check(rc == 0, "close(ipi port): %ld %s", rc, errno_name(rc));
 	rc = evtchn_status(p, &st);
