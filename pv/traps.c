@@ -77,12 +77,9 @@ void pv_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t erro
     frame[n++] = r->rsp;
     frame[n++] = r->ss;
     uint64_t sp = (r->rsp & ~0xful) - n * 8;
-    if (copy_to_guest(sp, frame, n * 8)) {
-        if (r->vector < 32)
-            pv_crash(r, "%s at %#lx, and its exception frame cannot be written at %#lx", names[r->vector],
-                     r->rip, sp);
-        pv_crash(r, "an event frame cannot be written at %#lx", sp);
-    }
+    if (copy_to_guest(sp, frame, n * 8))
+        pv_crash(r, "%s at %#lx, and its bounce frame cannot be written at %#lx",
+                 addr == pv_dom.event_callback ? "an event" : names[r->vector & 31], r->rip, sp);
     if (mask_events)
         vi->evtchn_upcall_mask = 1;
     r->rsp = sp;
