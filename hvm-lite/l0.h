@@ -27,6 +27,14 @@ struct l0_ops {
     int (*evtchn_send)(uint32_t port);
     int (*evtchn_unmask)(uint32_t port);
     int (*evtchn_close)(uint32_t port);
+    int (*evtchn_alloc_unbound)(uint16_t remote_dom, uint32_t *port);
+    int (*evtchn_bind_interdomain)(uint16_t remote_dom, uint32_t remote_port, uint32_t *port);
+    /* EVTCHNOP_status of one of our L0 ports: status, and the remote end (dom, port) if any. */
+    int (*evtchn_status)(uint32_t port, uint32_t *status, uint16_t *rdom, uint32_t *rport);
+    uint16_t (*domid)(void);            /* our domain id at L0 (DOMID_SELF: unknown) */
+
+    /* UTC at clock time 0 (now_ns() == 0), in ns since the epoch; 0: unknown. */
+    uint64_t (*wallclock_base)(void);
 
     /* The L0's xenstore ring for the guest: its frame and L0 port (NULL or an error: none). */
     int (*store_ring)(uint64_t *pfn, uint32_t *port);

@@ -4,6 +4,7 @@
 #include "cpu.h"
 #include "debug.h"
 #include "l0.h"
+#include "rtc.h"
 #include "pit.h"
 #include "time.h"
 #include "uart.h"
@@ -114,6 +115,7 @@ const struct l0_ops l0_none = {
     .tsc_hz = none_tsc_hz,
     .release_frames = none_release_frames,
     .populate_frames = none_populate_frames,
+    .wallclock_base = rtc_wallclock_base,
     .report = none_report,
     .shutdown = none_shutdown,
 };

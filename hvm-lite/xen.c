@@ -221,6 +221,59 @@ static int xen_evtchn_close(uint32_t port)
     return rc ? ERR((int)rc) : 0;
 }
 
+static int xen_evtchn_alloc_unbound(uint16_t remote_dom, uint32_t *port)
+{
+    struct evtchn_alloc_unbound a = { .dom = DOMID_SELF, .remote_dom = remote_dom };
+    long rc = HYPERVISOR_evtchn_op(EVTCHNOP_alloc_unbound, &a);
+
+    *port = a.port;
+    return rc ? ERR((int)rc) : 0;
+}
+
+static int xen_evtchn_bind_interdomain(uint16_t remote_dom, uint32_t remote_port, uint32_t *port)
+{
+    struct evtchn_bind_interdomain b = { .remote_dom = remote_dom, .remote_port = remote_port };
+    long rc = HYPERVISOR_evtchn_op(EVTCHNOP_bind_interdomain, &b);
+
+    *port = b.local_port;
+    return rc ? ERR((int)rc) : 0;
+}
+
+static int xen_evtchn_status(uint32_t port, uint32_t *status, uint16_t *rdom, uint32_t *rport)
+{
+    struct evtchn_status st = { .dom = DOMID_SELF, .port = port };
+    long rc = HYPERVISOR_evtchn_op(EVTCHNOP_status, &st);
+
+    if (rc)
+        return ERR((int)rc);
+    *status = st.status;
+    *rdom = st.status == EVTCHNSTAT_unbound ? st.u.unbound.dom : st.u.interdomain.dom;
+    *rport = st.status == EVTCHNSTAT_interdomain ? st.u.interdomain.port : 0;
+    return 0;
+}
+
+static uint16_t xen_domid(void)
+{
+    return (uint16_t)domid;
+}
+
+/* L0's wallclock is for its system time 0, which is our clock's 0 too (we run on its pvclock). */
+static uint64_t xen_wallclock_base(void)
+{
+    const volatile struct shared_info *s = xen_shared;
+    uint32_t v, sec, nsec, hi;
+
+    do {
+        v = s->wc_version;
+        barrier();
+        sec = s->wc_sec;
+        nsec = s->wc_nsec;
+        hi = s->wc_sec_hi;
+        barrier();
+    } while ((v & 1) || v != s->wc_version);
+    return (((uint64_t)hi << 32) | sec) * 1000000000ull + nsec;
+}
+
 static int xen_store_ring(uint64_t *pfn, uint32_t *port)
 {
     struct xen_hvm_param p = { .domid = DOMID_SELF, .index = HVM_PARAM_STORE_PFN };
@@ -322,6 +375,11 @@ const struct l0_ops l0_xen = {
     .evtchn_send = xen_evtchn_send,
     .evtchn_unmask = xen_evtchn_unmask,
     .evtchn_close = xen_evtchn_close,
+    .evtchn_alloc_unbound = xen_evtchn_alloc_unbound,
+    .evtchn_bind_interdomain = xen_evtchn_bind_interdomain,
+    .evtchn_status = xen_evtchn_status,
+    .domid = xen_domid,
+    .wallclock_base = xen_wallclock_base,
     .store_ring = xen_store_ring,
     .release_frames = xen_release_frames,
     .populate_frames = xen_populate_frames,

@@ -309,7 +309,6 @@ static int special_pages(void)
         return fail(-XEN_ENOMEM, "no shim memory for shared_info and the console ring");
     pv_dom.shared_mfn = (uint64_t)s;
     pv_dom.shared = frame_va(pv_dom.shared_mfn);
-    pv_dom.shared->vcpu_info[0].evtchn_upcall_mask = 1;
     pv_dom.cons_mfn = (uint64_t)c;
     pv_dom.cons = frame_va(pv_dom.cons_mfn);
     if (l0->store_ring && l0->store_ring(&store_pfn, &store_port) == 0 && store_pfn) {
@@ -381,6 +380,10 @@ int pv_build(const struct boot_info *bi)
     pt_fix_writable(pv_dom.cons_mfn);
     pt_fix_writable(pv_dom.store_mfn);
     pv_dom.nr_vcpus = 1;
+    pv_dom.shutdown_code = ~0u;
+    for (unsigned i = 0; i < pv_dom.nr_vcpus; i++)
+        pv_vcpu_init(&pv_dom.vcpu[i], i);
+    pv_evtchn_init();
 
     uint64_t nr_pages = guest_pool.total_frames;
     if ((rc = plan(bi, nr_pages)) || (rc = alloc_p2m(nr_pages, bi)) || (rc = back_pfns(lay.boot_end_pfn)))
@@ -404,6 +407,7 @@ int pv_build(const struct boot_info *bi)
         pv_dom.m2p[pv_dom.p2m[pfn]] = pfn;
     fill_start_info(bi);
     pv_time_update();
+    pv_wallclock_init();
     /* the start-of-day L4 is pinned and in CR3, as Xen's builder leaves it (Linux unpins it) */
     uint64_t l4 = pv_dom.cr3 >> PAGE_SHIFT;
     if ((rc = pt_pin(l4, PGT_L4)) || (rc = pt_get_type(l4, PGT_L4)))

@@ -3,8 +3,10 @@
 #define PV_DOMAIN_H
 
 #include "cpu.h"
+#include "evtchn_port.h"
 #include "lib.h"
 #include "spinlock.h"
+#include "timer.h"
 #include "xen-abi.h"
 
 struct boot_info;
@@ -29,6 +31,22 @@ struct pv_trap {
     uint8_t flags;                      /* trap_info.flags: DPL in bits 0-1, bit 2 = mask events */
 };
 
+/* One guest vCPU: where its vcpu_info lives, its timers, its registered areas. */
+struct pv_vcpu {
+    unsigned id;
+    struct vcpu_info *vi;               /* shared_info's slot, or the guest frame it registered */
+    uint64_t vi_mfn;                    /* VCPUOP_register_vcpu_info's frame (0: none) */
+    struct timer singleshot;            /* VCPUOP_set_singleshot_timer, set_timer_op */
+    struct timer periodic;              /* VCPUOP_set_periodic_timer (10 ms from the start, as Xen) */
+    struct timer poll;                  /* SCHEDOP_poll's timeout: only wakes the CPU */
+    uint64_t period_ns, periodic_last;
+    uint64_t time_area;                 /* guest va of a vcpu_time_info copy (0: none) */
+    uint64_t runstate_area;             /* guest va of a vcpu_runstate_info copy (0: none) */
+    struct vcpu_runstate_info runstate;
+};
+
+#define PV_MAX_VCPUS EV_MAX_VCPUS
+
 struct pv_domain {
     uint64_t nr_pages;                  /* frames the guest has now (Xen's tot_pages) */
     uint64_t max_pages;                 /* and may have: what it was built with (balloon.c) */
@@ -44,8 +62,7 @@ struct pv_domain {
     bool fpu_ts;                        /* fpu_taskswitch: the guest's virtual CR0.TS */
     unsigned iopl;                      /* physdev set_iopl: the virtual IOPL */
     bool user_mode;                     /* guest user mode (mode.c) */
-    uint64_t syscall_callback;          /* CALLBACKTYPE_syscall (0: none) */
-    bool syscall_mask_events;
+    uint16_t kernel_cs;                 /* the guest kernel's code selector (its trap table's) */
     uint64_t iobmp, iobmp_ports;        /* physdev set_iobitmap */
     unsigned nr_vcpus;
     spinlock_t mmu_lock;                /* serialises page-table changes (pagetype.c) */
@@ -61,7 +78,16 @@ struct pv_domain {
     uint32_t store_l0_port;             /* 0: none (standalone) */
 
     struct pv_trap traps[256];
-    uint64_t nr_hypercalls, nr_bounces, nr_emulated, nr_ptwr;
+
+    /* CALLBACKOP_register: the guest's entry points (0: none) */
+    uint64_t event_callback, failsafe_callback, nmi_callback;
+    uint64_t syscall_callback, syscall32_callback, sysenter_callback;
+    bool failsafe_mask_events, syscall_mask_events, syscall32_mask_events, sysenter_mask_events;
+    uint32_t shutdown_code;             /* SCHEDOP_shutdown_code: ~0 none */
+
+    struct ev_table ev;                 /* the guest's event channels */
+    struct pv_vcpu vcpu[PV_MAX_VCPUS];
+    uint64_t nr_hypercalls, nr_bounces, nr_emulated, nr_ptwr, nr_upcalls;
 };
 
 extern struct pv_domain pv_dom;
@@ -84,6 +110,12 @@ int pv_mmu_init(uint64_t nr_frames);
 /* crash.c: end the guest (and so the shim) with a one-line reason and its registers. */
 void pv_crash(const struct cpu_regs *r, const char *fmt, ...) __printf(2, 3) __noreturn;
 
+/* The vCPU running on this CPU (vCPU n on shim CPU n). */
+static inline struct pv_vcpu *pv_current(void)
+{
+    return &pv_dom.vcpu[this_cpu()->id < PV_MAX_VCPUS ? this_cpu()->id : 0];
+}
+
 /* traps.c / syscall entry */
 bool pv_trap(struct cpu_regs *r, uint64_t cr2);     /* an exception from the guest */
 bool pv_emulate(struct cpu_regs *r);                /* emulate.c: #GP/#UD it could answer */
@@ -101,6 +133,28 @@ void pv_syscall_from_user(struct cpu_regs *r);      /* traps.c */
 void pv_to_kernel_mode(void);                       /* mode.c */
 bool pv_to_user_mode(void);                         /* false: no user page tables */
 void pv_time_update(void);
+/* Build an exception/event frame on the guest kernel stack and enter addr (error_code < 0: none). */
+void pv_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t error_code);
+
+/* upcall.c: event delivery. pv_upcall_check runs on every return to the guest. */
+void pv_upcall_check(struct cpu_regs *r);
+void pv_evtchn_init(void);              /* the table with the console and store ports */
+void pv_evtchn_raise(unsigned port);    /* a port fires (any context) */
+void pv_virq_raise(struct pv_vcpu *v, unsigned virq);
+bool pv_events_pending(const struct pv_vcpu *v);   /* upcall pending (the guest's mask aside) */
+
+/* vtimer.c: the guest's timers on the shim's per-CPU timers, and its runstate. */
+void pv_vcpu_init(struct pv_vcpu *v, unsigned id);
+void pv_timer_singleshot(struct pv_vcpu *v, uint64_t deadline);    /* 0: stop */
+void pv_timer_periodic(struct pv_vcpu *v, uint64_t period_ns);     /* 0: stop */
+void pv_timer_virq_bound(struct pv_vcpu *v);    /* VIRQ_TIMER was bound: start the periodic tick */
+void pv_runstate_set(struct pv_vcpu *v, int state);
+void pv_runstate_get(const struct pv_vcpu *v, struct vcpu_runstate_info *out);
+void pv_runstate_publish(struct pv_vcpu *v, const struct vcpu_runstate_info *ri);  /* to its area */
+void pv_wallclock_init(void);
+
+/* hc_sched.c */
+void pv_shutdown(unsigned reason) __noreturn;
 
 /* console.c */
 void pv_console_kick(void);             /* the guest sent on PV_PORT_CONSOLE: drain its ring */

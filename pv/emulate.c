@@ -153,7 +153,7 @@ bool pv_emulate(struct cpu_regs *r)
     if (b[0] == 0xfa || b[0] == 0xfb) {  /* cli/sti: the upcall mask, if the virtual IOPL allows */
         if (pv_dom.iopl < 1)
             return false;
-        pv_dom.shared->vcpu_info[0].evtchn_upcall_mask = b[0] == 0xfa;
+        pv_current()->vi->evtchn_upcall_mask = b[0] == 0xfa;
         r->rip += 1;
         pv_dom.nr_emulated++;
         return true;
@@ -174,7 +174,7 @@ bool pv_emulate(struct cpu_regs *r)
         unsigned cr = ((m >> 3) & 7) | ((rex & 4) ? 8 : 0), reg = (m & 7) | ((rex & 1) ? 8 : 0);
         switch (cr) {
         case 0: v = read_cr0(); break;
-        case 2: v = pv_dom.shared->vcpu_info[0].arch.cr2; break;   /* the one we last gave it */
+        case 2: v = pv_current()->vi->arch.cr2; break;   /* the one we last gave it */
         case 3: v = pv_dom.cr3; break;
         case 4: v = read_cr4(); break;
         default: return false;

@@ -1,30 +1,255 @@
 /*
- * hc_evtchn.c: __HYPERVISOR_event_channel_op. For now the guest has two ports of its own: the
- * console (drained by the shim) and the store (forwarded to L0's store port when L0 has one).
- * Guest event delivery (upcalls) comes with the event-channel work.
+ * hc_evtchn.c: __HYPERVISOR_event_channel_op, the 2-level ABI. Ports live in the guest's own
+ * namespace (pv/evtchn_port.c): VIRQs and IPIs are the shim's alone; interdomain ports
+ * (alloc_unbound, bind_interdomain) are forwarded to L0 and the table maps guest port <-> L0 port,
+ * so that an event from L0 raises the right guest port (upcall.c). The console port is the shim's
+ * end (send drains the ring); the store port forwards to L0's store port when there is one.
+ * Table changes run with interrupts off: a timer or L0 event may raise a port meanwhile.
  */
 #include "domain.h"
+#include "evtchn.h"         /* hvm-lite: the shim's L0 port dispatcher */
 #include "hypercall.h"
 #include "l0.h"
+#include "x86.h"
 #include "xerrno.h"
 
-long hc_event_channel_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t a5)
-{
-    struct evtchn_send s;
+int pv_evtchn_route_l0(unsigned port, uint32_t l0_port);   /* upcall.c */
 
-    switch (cmd) {
-    case EVTCHNOP_send:
-        if (copy_from_guest(&s, arg, sizeof(s)))
-            return -XEN_EFAULT;
-        if (s.port == PV_PORT_CONSOLE) {
+static long send(unsigned port)
+{
+    const struct ev_port *e = ev_get(&pv_dom.ev, port);
+
+    if (!e)
+        return -XEN_EINVAL;
+    switch (e->state) {
+    case EV_IPI:
+        pv_evtchn_raise(port);
+        return 0;
+    case EV_INTERDOMAIN:
+        if (e->special == EV_CONSOLE) {
             pv_console_kick();
             return 0;
         }
-        if (s.port == PV_PORT_STORE)
-            return pv_dom.store_l0_port && l0->evtchn_send ? l0->evtchn_send(pv_dom.store_l0_port) : 0;
-        return -XEN_EINVAL;
+        return e->l0_port && l0->evtchn_send ? l0->evtchn_send(e->l0_port) : 0;
+    case EV_UNBOUND:
+        return 0;                       /* nobody at the other end yet: dropped, as Xen */
+    default:
+        return -XEN_EINVAL;             /* a VIRQ port cannot be sent on */
+    }
+}
+
+static long close_port(unsigned port)
+{
+    struct ev_port was;
+    uint64_t f = irq_save();
+    int rc = ev_close(&pv_dom.ev, port, &was);
+
+    if (rc == 0) {
+        /* masked and not pending: a port bound later under this number starts quiet (the stock
+         * shim masks on close too; the guest unmasks after binding, as Linux does) */
+        ev_2l_mask(pv_dom.shared, port);
+        ev_2l_clear_pending(pv_dom.shared, port);
+        if (was.l0_port)
+            evtchn_unregister(was.l0_port);
+    }
+    irq_restore(f);
+    if (rc == 0 && was.l0_port && was.special != EV_STORE && l0->evtchn_close)
+        l0->evtchn_close(was.l0_port);  /* the store's L0 port is the shim's to keep */
+    return rc;
+}
+
+/* A port bound at L0: take a guest port for it and route its events; undo at L0 if that fails. */
+static long bind_l0(enum ev_state state, uint16_t rdom, uint32_t rport, uint32_t l0_port)
+{
+    uint64_t f = irq_save();
+    int p = ev_alloc(&pv_dom.ev, state);
+
+    if (p > 0) {
+        struct ev_port *e = &pv_dom.ev.port[p];
+        e->remote_dom = rdom;
+        e->remote_port = rport;
+        e->l0_port = l0_port;
+        if (pv_evtchn_route_l0((unsigned)p, l0_port)) {
+            ev_close(&pv_dom.ev, (unsigned)p, NULL);
+            p = -XEN_EBUSY;
+        }
+    }
+    irq_restore(f);
+    if (p < 0 && l0->evtchn_close)
+        l0->evtchn_close(l0_port);
+    return p;
+}
+
+/* DOMID_SELF as L0 knows us (Xen's status answers show the real id). */
+static uint16_t self_id(uint16_t dom)
+{
+    uint16_t me = l0->domid ? l0->domid() : DOMID_SELF;
+
+    return dom == DOMID_SELF ? me : dom;
+}
+
+/*
+ * The remote port is in the remote domain's namespace, except for a loopback to ourselves: then
+ * it is one of the guest's ports, an unbound one L0 knows by its own number. Both ends then
+ * record each other in guest numbers, as Xen's status shows them.
+ */
+static int bind_interdomain(struct evtchn_bind_interdomain *b)
+{
+    uint16_t rdom = self_id(b->remote_dom);
+    bool loop = rdom == self_id(DOMID_SELF);
+    uint32_t rport = b->remote_port, l0_port;
+    int rc;
+
+    if (loop) {
+        const struct ev_port *r = ev_get(&pv_dom.ev, b->remote_port);
+        if (!r || r->state != EV_UNBOUND || !r->l0_port)
+            return -XEN_EINVAL;
+        rport = r->l0_port;
+    }
+    if ((rc = l0->evtchn_bind_interdomain(b->remote_dom, rport, &l0_port)))
+        return rc;
+    if ((rc = (int)bind_l0(EV_INTERDOMAIN, rdom, b->remote_port, l0_port)) < 0)
+        return rc;
+    if (loop) {
+        struct ev_port *r = &pv_dom.ev.port[b->remote_port];
+        r->state = EV_INTERDOMAIN;
+        r->remote_dom = rdom;
+        r->remote_port = (uint32_t)rc;
+    }
+    b->local_port = (evtchn_port_t)rc;
+    return 0;
+}
+
+/* Forwarded ports: L0 knows whether the other end has bound meanwhile. */
+static int status(struct evtchn_status *st)
+{
+    const struct ev_port *e = ev_get(&pv_dom.ev, st->port);
+    uint32_t s, rport;
+    uint16_t rdom;
+    int rc = ev_status(&pv_dom.ev, st->port, st);
+
+    if (rc || !e || !e->l0_port || !l0->evtchn_status || l0->evtchn_status(e->l0_port, &s, &rdom, &rport))
+        return rc;
+    if (s == EVTCHNSTAT_unbound) {
+        st->status = s;
+        st->u.unbound.dom = rdom;
+    } else if (s == EVTCHNSTAT_interdomain) {
+        st->status = s;
+        st->u.interdomain.dom = rdom;
+        /* a loopback's other end is ours: its guest number */
+        st->u.interdomain.port = rdom == self_id(DOMID_SELF) ? ev_port_of_l0(&pv_dom.ev, rport) : rport;
+    }
+    return 0;
+}
+
+static long reset(void)
+{
+    for (unsigned p = 1; p < EV_NR_PORTS; p++) {
+        const struct ev_port *e = ev_get(&pv_dom.ev, p);
+        if (e && e->special == EV_NONE)
+            close_port(p);              /* the console and store ports stay: nobody could rebind them */
+    }
+    return 0;
+}
+
+#define ARG(type, name) \
+    type name; \
+    if (copy_from_guest(&name, arg, sizeof(name))) \
+        return -XEN_EFAULT
+#define PUT(name) (copy_to_guest(arg, &name, sizeof(name)) ? -XEN_EFAULT : 0)
+
+long hc_event_channel_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+    int rc;
+
+    switch (cmd) {
+    case EVTCHNOP_send: {
+        ARG(struct evtchn_send, s);
+        return send(s.port);
+    }
+    case EVTCHNOP_bind_virq: {
+        ARG(struct evtchn_bind_virq, b);
+        uint64_t f = irq_save();
+        rc = ev_bind_virq(&pv_dom.ev, b.virq, b.vcpu);
+        irq_restore(f);
+        if (rc < 0)
+            return rc;
+        if (b.virq == VIRQ_TIMER)
+            pv_timer_virq_bound(&pv_dom.vcpu[b.vcpu]);
+        b.port = (evtchn_port_t)rc;
+        return PUT(b);
+    }
+    case EVTCHNOP_bind_ipi: {
+        ARG(struct evtchn_bind_ipi, b);
+        uint64_t f = irq_save();
+        rc = ev_bind_ipi(&pv_dom.ev, b.vcpu);
+        irq_restore(f);
+        if (rc < 0)
+            return rc;
+        b.port = (evtchn_port_t)rc;
+        return PUT(b);
+    }
+    case EVTCHNOP_alloc_unbound: {
+        ARG(struct evtchn_alloc_unbound, a);
+        uint32_t l0_port;
+        if (a.dom != DOMID_SELF)
+            return -XEN_EPERM;          /* only for itself, as a domU */
+        if (!l0->evtchn_alloc_unbound)
+            return -XEN_ENOSYS;         /* standalone: no other domain to talk to */
+        if ((rc = l0->evtchn_alloc_unbound(a.remote_dom, &l0_port)))
+            return rc;
+        if ((rc = (int)bind_l0(EV_UNBOUND, self_id(a.remote_dom), 0, l0_port)) < 0)
+            return rc;
+        a.port = (evtchn_port_t)rc;
+        return PUT(a);
+    }
+    case EVTCHNOP_bind_interdomain: {
+        ARG(struct evtchn_bind_interdomain, b);
+        if (!l0->evtchn_bind_interdomain)
+            return -XEN_ENOSYS;
+        if ((rc = bind_interdomain(&b)) < 0)
+            return rc;
+        return PUT(b);
+    }
+    case EVTCHNOP_close: {
+        ARG(struct evtchn_close, c);
+        return close_port(c.port);
+    }
+    case EVTCHNOP_status: {
+        ARG(struct evtchn_status, st);
+        if (st.dom != DOMID_SELF && st.dom != self_id(DOMID_SELF))
+            return -XEN_EPERM;
+        if ((rc = status(&st)))
+            return rc;
+        return PUT(st);
+    }
+    case EVTCHNOP_bind_vcpu: {
+        ARG(struct evtchn_bind_vcpu, b);
+        uint64_t f = irq_save();
+        rc = ev_bind_vcpu(&pv_dom.ev, b.port, b.vcpu);
+        irq_restore(f);
+        return rc;
+    }
+    case EVTCHNOP_unmask: {
+        ARG(struct evtchn_unmask, u);
+        const struct ev_port *e = ev_get(&pv_dom.ev, u.port);
+        if (u.port >= EV_NR_PORTS)
+            return -XEN_EINVAL;
+        /* a free port is unmasked too (Xen checks only the range); its notify vCPU is 0 */
+        ev_2l_unmask(pv_dom.shared, pv_dom.vcpu[e ? e->vcpu : 0].vi, u.port);
+        return 0;                       /* delivered on the way back (pv_syscall) */
+    }
+    case EVTCHNOP_reset: {
+        ARG(struct evtchn_reset, r);
+        return r.dom == DOMID_SELF ? reset() : -XEN_EPERM;
+    }
+    case EVTCHNOP_bind_pirq:
+        return -XEN_EPERM;              /* no physical IRQs for a domU */
     case EVTCHNOP_init_control:
+    case EVTCHNOP_expand_array:
         return -XEN_EOPNOTSUPP;         /* no FIFO ABI: the guest uses 2-level */
+    case EVTCHNOP_set_priority:
+        return -XEN_ENOSYS;             /* 2-level has no priorities (Xen's answer) */
     default:
         return -XEN_ENOSYS;
     }

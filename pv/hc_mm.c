@@ -71,7 +71,8 @@ long hc_update_va_mapping(uint64_t va, uint64_t val, uint64_t flags, uint64_t a4
 long hc_vm_assist(uint64_t cmd, uint64_t type, uint64_t a3, uint64_t a4, uint64_t a5)
 {
     /* pae_extended_cr3 is a no-op for 64-bit guests; writable_pagetables is ptwr.c */
-    const uint64_t supported = (1ull << VMASST_TYPE_pae_extended_cr3) | (1ull << VMASST_TYPE_writable_pagetables);
+    const uint64_t supported = (1ull << VMASST_TYPE_pae_extended_cr3) | (1ull << VMASST_TYPE_writable_pagetables) |
+                               (1ull << VMASST_TYPE_runstate_update_flag);   /* vtimer.c honours it */
 
     if (type >= 64 || !(supported & (1ull << type)))
         return ERR(-XEN_EINVAL);

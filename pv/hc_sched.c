@@ -1,10 +1,19 @@
-/* hc_sched.c: __HYPERVISOR_sched_op: yield, block, and shutdown (its reason goes to L0 unchanged). */
+/*
+ * hc_sched.c: __HYPERVISOR_sched_op. The guest's vCPU owns its shim CPU, so yield only refreshes
+ * the clock and block/poll halt the CPU (sti; hlt) until an interrupt (a timer, an L0 event)
+ * makes what they wait for true. Block enables event delivery first, as Xen's does. Shutdown
+ * passes its reason to L0 unchanged.
+ */
 #include "domain.h"
 #include "balloon.h"
 #include "console.h"
 #include "hypercall.h"
 #include "panic.h"
+#include "time.h"
+#include "x86.h"
 #include "xerrno.h"
+
+#define POLL_MAX_PORTS 128              /* Xen's limit */
 
 void pv_console_flush(void);
 
@@ -14,8 +23,85 @@ static const char *reason_name(unsigned r)
     return r < ARRAY_SIZE(names) ? names[r] : "unknown";
 }
 
+void pv_shutdown(unsigned reason)
+{
+    pv_console_flush();
+    pr_info("guest shut down: %s (%u)\n", reason_name(reason), reason);
+    pv_hypercall_report();
+    pr_info("guest events: %lu upcalls, %lu bounces\n", pv_dom.nr_upcalls, pv_dom.nr_bounces);
+    balloon_report();
+    shim_shutdown(reason);
+}
+
+/* Halt until done(v, arg) holds; interrupts (which may make it true) run in the hlt. */
+static void halt_until(struct pv_vcpu *v, bool (*done)(struct pv_vcpu *, const void *), const void *arg)
+{
+    pv_runstate_set(v, RUNSTATE_blocked);
+    for (;;) {
+        cli();
+        if (done(v, arg))
+            break;
+        sti_hlt();                      /* sti's shadow: no wakeup is lost between check and hlt */
+    }
+    sti();
+    pv_runstate_set(v, RUNSTATE_running);
+    pv_time_update();
+}
+
+static bool event_pending(struct pv_vcpu *v, const void *arg)
+{
+    return pv_events_pending(v);
+}
+
+struct poll_set {
+    evtchn_port_t ports[POLL_MAX_PORTS];
+    unsigned n;
+    uint64_t timeout;
+    bool upcall_was_pending;
+};
+
+/* Xen's poll ends on a polled port pending (masked or not), an event to deliver now, a new
+ * upcall (its kick wakes the vCPU even with events masked), or the timeout. */
+static bool poll_done(struct pv_vcpu *v, const void *arg)
+{
+    const struct poll_set *p = arg;
+    bool upcall = pv_events_pending(v);
+
+    for (unsigned i = 0; i < p->n; i++)
+        if (ev_2l_is_pending(pv_dom.shared, p->ports[i]))
+            return true;
+    if (upcall && (!READ_ONCE(v->vi->evtchn_upcall_mask) || !p->upcall_was_pending))
+        return true;
+    return p->timeout && now_ns() >= p->timeout;
+}
+
+static long poll(struct pv_vcpu *v, uint64_t arg)
+{
+    struct sched_poll sp;
+    static struct poll_set set;         /* one vCPU for now; per-vCPU with SMP */
+
+    if (copy_from_guest(&sp, arg, sizeof(sp)))
+        return -XEN_EFAULT;
+    if (sp.nr_ports > POLL_MAX_PORTS)
+        return -XEN_EINVAL;
+    if (copy_from_guest(set.ports, (uint64_t)sp.ports.p, sp.nr_ports * sizeof(evtchn_port_t)))
+        return -XEN_EFAULT;
+    set.n = sp.nr_ports;
+    set.timeout = sp.timeout;
+    set.upcall_was_pending = pv_events_pending(v);
+    for (unsigned i = 0; i < set.n; i++)
+        if (set.ports[i] >= EV_NR_PORTS)
+            return -XEN_EINVAL;
+    if (set.timeout)
+        timer_set(&v->poll, set.timeout);
+    halt_until(v, poll_done, &set);
+    timer_cancel(&v->poll);
+    return 0;
+}
+
 long hc_sched_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t a5)
 {
+    struct pv_vcpu *v = pv_current();
     struct sched_shutdown s;
 
     switch (cmd) {
@@ -23,19 +109,24 @@ long hc_sched_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t 
         pv_time_update();
         return 0;
     case SCHEDOP_block:
-        /* no guest events are delivered yet, so nothing could wake it: return at once */
-        pv_time_update();
-        return 0;
+        WRITE_ONCE(v->vi->evtchn_upcall_mask, 0);
+        halt_until(v, event_pending, NULL);
+        return 0;                       /* pv_syscall's return delivers the upcall */
+    case SCHEDOP_poll:
+        return poll(v, arg);
     case SCHEDOP_shutdown:
         if (copy_from_guest(&s, arg, sizeof(s)))
             return -XEN_EFAULT;
         if (s.reason > SHUTDOWN_MAX || s.reason == SHUTDOWN_suspend)
             return -XEN_EINVAL;         /* suspend needs save/restore support: later */
-        pv_console_flush();
-        pr_info("guest shut down: %s (%u)\n", reason_name(s.reason), s.reason);
-        pv_hypercall_report();
-        balloon_report();
-        shim_shutdown(s.reason);
+        pv_shutdown(s.reason);
+    case SCHEDOP_shutdown_code:
+        if (copy_from_guest(&s, arg, sizeof(s)))
+            return -XEN_EFAULT;
+        pv_dom.shutdown_code = s.reason;        /* the reason a later crash reports (kexec) */
+        return 0;
+    case SCHEDOP_remote_shutdown:
+        return -XEN_EPERM;              /* a domU may not shut down another domain (XSM) */
     default:
         return -XEN_ENOSYS;
     }

@@ -39,7 +39,7 @@ static const struct hc_entry table[64] = {
     H(memory_op, hc_memory_op),
     H(multicall, hc_multicall),
     H(update_va_mapping, hc_update_va_mapping),
-    R(set_timer_op, -XEN_ENOSYS),
+    H(set_timer_op, hc_set_timer_op),
     R(event_channel_op_compat, -XEN_ENOSYS),
     H(xen_version, hc_xen_version),
     H(console_io, hc_console_io),
@@ -48,15 +48,15 @@ static const struct hc_entry table[64] = {
     H(vm_assist, hc_vm_assist),
     R(update_va_mapping_otherdomain, -XEN_EPERM),
     [__HYPERVISOR_iret] = { "iret", HANDLED, NULL, 0 },   /* pv_syscall -> pv_iret (needs the frame); -ENOSYS in a multicall */
-    R(vcpu_op, -XEN_ENOSYS),
+    H(vcpu_op, hc_vcpu_op),                 /* send_nmi, get_physid: -ENOSYS inside */
     H(set_segment_base, hc_set_segment_base),
     H(mmuext_op, hc_mmuext_op),
     R(xsm_op, -XEN_ENOSYS),
     R(nmi_op, -XEN_ENOSYS),
-    H(sched_op, hc_sched_op),
-    R(callback_op, -XEN_ENOSYS),
+    H(sched_op, hc_sched_op),               /* remote_shutdown -EPERM, suspend -EINVAL */
+    H(callback_op, hc_callback_op),
     R(xenoprof_op, -XEN_ENOSYS),
-    H(event_channel_op, hc_event_channel_op),
+    F(event_channel_op, hc_event_channel_op),   /* VIRQ/IPI local; interdomain and store to L0 */
     H(physdev_op, hc_physdev_op),
     R(hvm_op, -XEN_ENOSYS),                 /* not for PV guests */
     R(sysctl, -XEN_EPERM),                  /* dom0 only */

@@ -39,5 +39,6 @@ void pv_iret(struct cpu_regs *r)
         r->rcx = f.rcx;
     }
     r->rax = f.rax;
-    pv_dom.shared->vcpu_info[0].evtchn_upcall_mask = !(f.rflags & RFLAGS_IF);
+    /* events back on with IF: pv_syscall's return then delivers what is pending at once */
+    pv_current()->vi->evtchn_upcall_mask = !(f.rflags & RFLAGS_IF);
 }

@@ -28,14 +28,17 @@ void pv_syscall(struct cpu_regs *r)
     else
         r->rax = (uint64_t)pv_hypercall(r);
     cli();
+    pv_upcall_check(r);
 }
 
-/* vcpu_info[0].time from the shim's clock: system_time + ((tsc - tsc_timestamp) << shift) * mul >> 32. */
+/* This vCPU's pvclock from the shim's clock: system_time + ((tsc - tsc_timestamp) << shift) * mul >> 32,
+ * in its vcpu_info and in the copy it registered (VCPUOP_register_vcpu_time_memory_area). */
 void pv_time_update(void)
 {
     static uint32_t mul;
     static int8_t shift;
-    struct vcpu_time_info *t = &pv_dom.shared->vcpu_info[0].time;
+    struct pv_vcpu *v = pv_current();
+    struct vcpu_time_info *t = &v->vi->time;
 
     if (!mul) {
         int s;
@@ -48,6 +51,15 @@ void pv_time_update(void)
     t->tsc_to_system_mul = mul;
     t->tsc_shift = shift;
     __atomic_store_n(&t->version, t->version + 1, __ATOMIC_SEQ_CST);
+    if (v->time_area) {
+        /* as Xen: odd version first, so a reader never takes a half-written copy */
+        struct vcpu_time_info c = *t;
+        c.version = t->version - 1;
+        if (copy_to_guest(v->time_area, &c, sizeof(c)) == 0) {
+            barrier();
+            copy_to_guest(v->time_area, &t->version, sizeof(t->version));
+        }
+    }
 }
 
 void pv_enter(void)

@@ -25,9 +25,11 @@ static bool has_error_code(uint64_t v)
     return v == 8 || (v >= 10 && v <= 14) || v == 17 || v == 21;
 }
 
-static void bounce(struct cpu_regs *r, const struct pv_trap *t)
+/* Deliver to the guest kernel at addr (an exception handler, the event or syscall callback) on
+ * the frame 64-bit PV kernels expect; error_code < 0: none. */
+void pv_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t error_code)
 {
-    struct vcpu_info *vi = &pv_dom.shared->vcpu_info[0];
+    struct vcpu_info *vi = pv_current()->vi;
     uint64_t frame[8], n = 0;
     uint8_t mask = vi->evtchn_upcall_mask;
     bool from_user = pv_dom.user_mode;
@@ -37,8 +39,8 @@ static void bounce(struct cpu_regs *r, const struct pv_trap *t)
 
     frame[n++] = r->rcx;
     frame[n++] = r->r11;
-    if (has_error_code(r->vector))
-        frame[n++] = r->error_code;
+    if (error_code >= 0)
+        frame[n++] = (uint64_t)error_code;
     frame[n++] = r->rip;
     frame[n++] = (from_user ? r->cs | 3 : r->cs & 0xfffc) | ((uint64_t)mask << 32);
     frame[n++] = (r->rflags & ~RFLAGS_IF) | (mask ? 0 : RFLAGS_IF);
@@ -47,22 +49,23 @@ static void bounce(struct cpu_regs *r, const struct pv_trap *t)
     uint64_t sp = (stack & ~0xful) - n * 8;
     pv_to_kernel_mode();
     if (copy_to_guest(sp, frame, n * 8))
-        pv_crash(r, "%s at %#lx, and its exception frame cannot be written at %#lx", names[r->vector & 31], r->rip,
-                 sp);
-    if (t->flags & TI_MASK_EVENTS)
+        pv_crash(r, "%s at %#lx, and its bounce frame cannot be written at %#lx",
+                 addr == pv_dom.event_callback ? "an event" : r->vector < 32 ? names[r->vector] : "a syscall",
+                 r->rip, sp);
+    if (mask_events)
         vi->evtchn_upcall_mask = 1;
     r->rsp = sp;
-    r->rip = t->address;
-    r->cs = t->cs && pv_selector_ok(t->cs, true) ? t->cs : SEL_RING3_CS64;
+    r->rip = addr;
+    uint16_t cs = pv_dom.kernel_cs;     /* the trap table's selector when loadable, else the flat one */
+    r->cs = cs && pv_selector_ok(cs, true) ? cs : SEL_RING3_CS64;
     r->ss = SEL_RING3_DS;
     r->rflags = (r->rflags & ~(RFLAGS_TF | RFLAGS_NT | RFLAGS_RF)) | RFLAGS_IF;
     pv_dom.nr_bounces++;
 }
 
-bool pv_trap(struct cpu_regs *r, uint64_t cr2)
+static bool trap(struct cpu_regs *r, uint64_t cr2)
 {
     unsigned v = (unsigned)r->vector;
-
     bool kernel = !pv_dom.user_mode;
 
     /* privileged instructions and page-table writes are the guest kernel's only */
@@ -72,25 +75,36 @@ bool pv_trap(struct cpu_regs *r, uint64_t cr2)
         uint64_t at = cr2;
         if (pv_ldt_fault(r, &cr2) || (kernel && cr2 == at && pv_ptwr_fault(r, cr2)))
             return true;                /* an LDT page mapped, or an emulated page-table write */
-    }
-    if (v == 14) {
-        pv_dom.shared->vcpu_info[0].arch.cr2 = cr2;
+        pv_current()->vi->arch.cr2 = cr2;
         if (kernel)
             r->error_code &= ~4ul;      /* the guest kernel sees its faults as supervisor ones, as on Xen */
     }
+    if (v == 7 && pv_dom.fpu_ts) {
+        write_cr0(read_cr0() & ~(1ul << 3));   /* as Xen: #NM clears the virtual TS as it is delivered */
+        pv_dom.fpu_ts = false;
+    }
     if (v == 8 || v == 18 || !pv_dom.traps[v].address)
         pv_crash(r, "%s (error code %#lx) at %#lx with no guest handler", names[v & 31], r->error_code, r->rip);
-    bounce(r, &pv_dom.traps[v]);
+    const struct pv_trap *t = &pv_dom.traps[v];
+    if (t->cs)
+        pv_dom.kernel_cs = t->cs;
+    pv_bounce(r, t->address, t->flags & TI_MASK_EVENTS, has_error_code(v) ? (int64_t)r->error_code : -1);
     return true;
+}
+
+bool pv_trap(struct cpu_regs *r, uint64_t cr2)
+{
+    bool handled = trap(r, cr2);
+
+    pv_upcall_check(r);                 /* as Xen: pending, unmasked events go first */
+    return handled;
 }
 
 /* SYSCALL from guest user mode: to the kernel's syscall callback, on its stack, with the frame
  * Xen gives: [rcx, r11, rip, cs, rflags, rsp, ss] (rip = rcx, rflags = r11 from the SYSCALL). */
 void pv_syscall_from_user(struct cpu_regs *r)
 {
-    struct pv_trap t = { .address = pv_dom.syscall_callback, .flags = pv_dom.syscall_mask_events ? TI_MASK_EVENTS : 0 };
-
-    if (!t.address)
+    if (!pv_dom.syscall_callback)
         pv_crash(r, "SYSCALL from guest user mode at %#lx, and no syscall callback", r->rip);
-    bounce(r, &t);
+    pv_bounce(r, pv_dom.syscall_callback, pv_dom.syscall_mask_events, -1);
 }

@@ -7,6 +7,7 @@
 #include "x86.h"
 
 bool pv_trap(struct cpu_regs *r, uint64_t cr2);   /* pv/traps.c */
+void pv_upcall_check(struct cpu_regs *r);         /* pv/upcall.c */
 
 static const char *const exc_name[32] = {
     "#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow", "#BR bound range",
@@ -122,6 +123,8 @@ void do_trap(struct cpu_regs *r)
 
     if (r->vector >= 32) {
         irq_dispatch(r);
+        if (r->cs & 3)
+            pv_upcall_check(r);         /* back to the guest: an event the interrupt raised */
         return;
     }
     if (r->vector == 2) {

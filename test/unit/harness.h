@@ -33,5 +33,6 @@ void test_decompress(void);
 void test_pagetype(void);
 void test_segdesc(void);
 void test_insn(void);
+void test_evtchn(void);
 
 #endif

@@ -34,6 +34,7 @@ int main(void)
         { "pagetype", test_pagetype },
         { "segdesc", test_segdesc },
         { "insn", test_insn },
+        { "evtchn", test_evtchn },
     };
 
     for (unsigned i = 0; i < sizeof(suites) / sizeof(suites[0]); i++) {

@@ -1,0 +1,83 @@
+/*
+ * upcall.c: delivering the guest's events. A port that fires sets its pending bit in shared_info
+ * and, unless masked, the selector bit and evtchn_upcall_pending of the vCPU it notifies
+ * (pv/evtchn.c). On every return to the guest (end of a hypercall, an exception bounce, an
+ * interrupt that came from the guest) pv_upcall_check looks at that flag: pending and not
+ * masked in vcpu_info, the guest enters its event callback on a bounce frame with events masked,
+ * as Xen's test_guest_events does. Its iret unmasks them, and the next return re-checks.
+ *
+ * Ports forwarded to L0 (the store today, interdomain ports later) come in through the shim's
+ * own L0 event dispatcher, which raises the guest port here.
+ */
+#include "domain.h"
+#include "evtchn.h"         /* hvm-lite: the shim's own L0 ports */
+#include "l0.h"
+#include "x86.h"
+
+void pv_upcall_check(struct cpu_regs *r)
+{
+    struct pv_vcpu *v = pv_current();
+    struct vcpu_info *vi = v->vi;
+
+    if (!(r->cs & 3) || !vi || !pv_dom.event_callback)
+        return;                         /* not back to the guest, or nowhere to deliver */
+    if (!READ_ONCE(vi->evtchn_upcall_pending) || READ_ONCE(vi->evtchn_upcall_mask))
+        return;
+    pv_time_update();                   /* a timer event: the guest reads the clock next */
+    pv_bounce(r, pv_dom.event_callback, true, -1);
+    pv_dom.nr_upcalls++;
+}
+
+bool pv_events_pending(const struct pv_vcpu *v)
+{
+    return READ_ONCE(v->vi->evtchn_upcall_pending);
+}
+
+void pv_evtchn_raise(unsigned port)
+{
+    const struct ev_port *e = ev_get(&pv_dom.ev, port);
+
+    if (e)
+        ev_2l_set_pending(pv_dom.shared, pv_dom.vcpu[e->vcpu].vi, port);
+    /* one vCPU on this CPU: the return to it (or its SCHEDOP_block loop) sees the flag */
+}
+
+void pv_virq_raise(struct pv_vcpu *v, unsigned virq)
+{
+    unsigned port = ev_virq_port(&pv_dom.ev, v->id, virq);
+
+    if (port)
+        pv_evtchn_raise(port);
+}
+
+/* An L0 port the guest has a port for fired (shim interrupt context). */
+static void from_l0(uint32_t l0_port, void *arg)
+{
+    pv_evtchn_raise((unsigned)(uintptr_t)arg);
+}
+
+void pv_evtchn_init(void)
+{
+    struct ev_table *t = &pv_dom.ev;
+
+    ev_init(t, pv_dom.nr_vcpus);
+    /* start_info's ports: interdomain to dom0 as the guest sees them, the shim's end in fact */
+    int con = ev_alloc(t, EV_INTERDOMAIN), st = ev_alloc(t, EV_INTERDOMAIN);
+    (void)con, (void)st;
+    t->port[PV_PORT_CONSOLE].special = EV_CONSOLE;
+    t->port[PV_PORT_STORE].special = EV_STORE;
+    t->port[PV_PORT_STORE].l0_port = pv_dom.store_l0_port;
+    if (pv_dom.store_l0_port && evtchn_register(pv_dom.store_l0_port, from_l0,
+                                                (void *)(uintptr_t)PV_PORT_STORE) == 0 && l0->evtchn_unmask)
+        l0->evtchn_unmask(pv_dom.store_l0_port);
+}
+
+/* hc_evtchn.c forwards interdomain ports; their L0 end is routed here. */
+int pv_evtchn_route_l0(unsigned port, uint32_t l0_port)
+{
+    int rc = evtchn_register(l0_port, from_l0, (void *)(uintptr_t)port);
+
+    if (rc == 0 && l0->evtchn_unmask)
+        l0->evtchn_unmask(l0_port);
+    return rc;
+}

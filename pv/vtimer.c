@@ -1,0 +1,129 @@
+/*
+ * vtimer.c: the guest's time. Its timers (the singleshot one of VCPUOP_set_singleshot_timer and
+ * set_timer_op, the periodic one) run on the shim's per-CPU timers and raise VIRQ_TIMER on the
+ * vCPU; the periodic tick is 10 ms from the start, as Xen gives every PV vCPU, but only armed
+ * once VIRQ_TIMER is bound (a tick nobody listens to would cost an L0 exit for nothing). Also the
+ * runstate (running/blocked, with the time spent in each) and the wallclock in shared_info.
+ */
+#include "domain.h"
+#include "l0.h"
+#include "time.h"
+#include "x86.h"
+
+#define MS 1000000ull
+
+static void singleshot_fn(struct timer *t, void *arg)
+{
+    pv_virq_raise(arg, VIRQ_TIMER);
+}
+
+/* Xen's catch-up rule: one event per expiry, never a burst after a long delay. */
+static void periodic_fn(struct timer *t, void *arg)
+{
+    struct pv_vcpu *v = arg;
+    uint64_t now = now_ns();
+
+    if (!v->period_ns || !ev_virq_port(&pv_dom.ev, v->id, VIRQ_TIMER))
+        return;                         /* re-armed when VIRQ_TIMER is bound again */
+    pv_virq_raise(v, VIRQ_TIMER);
+    v->periodic_last = now;
+    timer_set(&v->periodic, now + v->period_ns);
+}
+
+static void poll_fn(struct timer *t, void *arg)
+{
+    /* nothing: the interrupt itself ends SCHEDOP_poll's hlt, which then sees the timeout */
+}
+
+void pv_vcpu_init(struct pv_vcpu *v, unsigned id)
+{
+    memset(v, 0, sizeof(*v));
+    v->id = id;
+    v->vi = &pv_dom.shared->vcpu_info[id];
+    v->vi->evtchn_upcall_mask = 1;      /* events masked until the guest is ready, as Xen starts it */
+    v->period_ns = 10 * MS;
+    timer_init(&v->singleshot, singleshot_fn, v);
+    timer_init(&v->periodic, periodic_fn, v);
+    timer_init(&v->poll, poll_fn, v);
+    v->runstate.state = RUNSTATE_running;
+    v->runstate.state_entry_time = now_ns();
+}
+
+void pv_timer_singleshot(struct pv_vcpu *v, uint64_t deadline)
+{
+    if (deadline)
+        timer_set(&v->singleshot, deadline);    /* a past deadline fires at once */
+    else
+        timer_cancel(&v->singleshot);
+}
+
+void pv_timer_periodic(struct pv_vcpu *v, uint64_t period_ns)
+{
+    v->period_ns = period_ns;
+    if (!period_ns) {
+        timer_cancel(&v->periodic);
+        return;
+    }
+    v->periodic_last = now_ns();
+    if (ev_virq_port(&pv_dom.ev, v->id, VIRQ_TIMER))
+        timer_set(&v->periodic, v->periodic_last + period_ns);
+}
+
+void pv_timer_virq_bound(struct pv_vcpu *v)
+{
+    if (v->period_ns && !v->periodic.queued)
+        pv_timer_periodic(v, v->period_ns);
+}
+
+void pv_runstate_get(const struct pv_vcpu *v, struct vcpu_runstate_info *out)
+{
+    uint64_t now = now_ns();
+
+    *out = v->runstate;
+    if (now > out->state_entry_time)
+        out->time[out->state] += now - out->state_entry_time;
+}
+
+/* The guest's copy. With VMASST_TYPE_runstate_update_flag, XEN_RUNSTATE_UPDATE in
+ * state_entry_time marks it as being rewritten, so a reader on another vCPU retries. */
+void pv_runstate_publish(struct pv_vcpu *v, const struct vcpu_runstate_info *ri)
+{
+    uint64_t at = v->runstate_area + offsetof(struct vcpu_runstate_info, state_entry_time);
+    bool flag = pv_dom.vm_assist & (1ull << VMASST_TYPE_runstate_update_flag);
+    uint64_t t = ri->state_entry_time | XEN_RUNSTATE_UPDATE;
+
+    if (!v->runstate_area)
+        return;
+    /* best effort, as Xen: a bad address is the guest's problem */
+    if (flag && copy_to_guest(at, &t, sizeof(t)))
+        return;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    copy_to_guest(v->runstate_area, ri, sizeof(*ri));
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (flag)
+        copy_to_guest(at, &ri->state_entry_time, sizeof(t));
+}
+
+void pv_runstate_set(struct pv_vcpu *v, int state)
+{
+    uint64_t now = now_ns();
+
+    if (now > v->runstate.state_entry_time)
+        v->runstate.time[v->runstate.state] += now - v->runstate.state_entry_time;
+    v->runstate.state = state;
+    v->runstate.state_entry_time = now;
+    pv_runstate_publish(v, &v->runstate);
+}
+
+void pv_wallclock_init(void)
+{
+    struct shared_info *s = pv_dom.shared;
+    uint64_t base = l0->wallclock_base ? l0->wallclock_base() : 0;
+    uint64_t sec = base / 1000000000ull;
+
+    __atomic_store_n(&s->wc_version, s->wc_version + 1, __ATOMIC_SEQ_CST);
+    s->wc_sec = (uint32_t)sec;
+    s->wc_sec_hi = (uint32_t)(sec >> 32);
+    s->wc_nsec = (uint32_t)(base % 1000000000ull);
+    __atomic_store_n(&s->wc_version, s->wc_version + 1, __ATOMIC_SEQ_CST);
+}

@@ -1,0 +1,161 @@
+/* events.c: event callback dispatch, port bitmaps, the pvclock and small wrappers (see events.h). */
+#include "guest.h"
+#include "events.h"
+
+#define WORD_BITS (sizeof(xen_ulong_t) * 8)
+
+volatile uint32_t events_seen[EVENTS_PORTS];
+volatile unsigned long events_upcalls;
+volatile unsigned long events_sel_at_entry;
+struct vcpu_info *events_vcpu;
+
+extern char events_entry[];
+void events_dispatch(void);
+
+void events_dispatch(void)
+{
+	struct vcpu_info *vi = events_vcpu;
+
+	events_upcalls++;
+	events_sel_at_entry = __atomic_load_n(&vi->evtchn_pending_sel, __ATOMIC_SEQ_CST);
+	while (__atomic_exchange_n(&vi->evtchn_upcall_pending, 0, __ATOMIC_SEQ_CST)) {
+		xen_ulong_t sel = __atomic_exchange_n(&vi->evtchn_pending_sel, 0, __ATOMIC_SEQ_CST);
+
+		while (sel) {
+			unsigned w = (unsigned)__builtin_ctzl(sel);
+
+			sel &= sel - 1;
+			xen_ulong_t pend = shared_info->evtchn_pending[w] & ~shared_info->evtchn_mask[w];
+			while (pend) {
+				unsigned b = (unsigned)__builtin_ctzl(pend);
+
+				pend &= pend - 1;
+				__atomic_fetch_and(&shared_info->evtchn_pending[w], ~(1ul << b), __ATOMIC_SEQ_CST);
+				events_seen[w * WORD_BITS + b]++;
+			}
+		}
+	}
+}
+
+long events_init(void)
+{
+	struct callback_register cb = { .type = CALLBACKTYPE_event, .address = (unsigned long)events_entry };
+
+	events_vcpu = &shared_info->vcpu_info[0];
+	return HC(__HYPERVISOR_callback_op, CALLBACKOP_register, &cb, 0);
+}
+
+void events_enable(void)
+{
+	__atomic_store_n(&events_vcpu->evtchn_upcall_mask, 0, __ATOMIC_SEQ_CST);
+	/* as Linux's xen_irq_enable: anything that came in while masked needs a trip to Xen */
+	if (__atomic_load_n(&events_vcpu->evtchn_upcall_pending, __ATOMIC_SEQ_CST))
+		hypercall_xen_version(XENVER_version, NULL);
+}
+
+void events_disable(void)
+{
+	__atomic_store_n(&events_vcpu->evtchn_upcall_mask, 1, __ATOMIC_SEQ_CST);
+}
+
+bool port_pending(unsigned port)
+{
+	return (__atomic_load_n(&shared_info->evtchn_pending[port / WORD_BITS], __ATOMIC_SEQ_CST) >>
+		(port % WORD_BITS)) & 1;
+}
+
+bool port_masked(unsigned port)
+{
+	return (__atomic_load_n(&shared_info->evtchn_mask[port / WORD_BITS], __ATOMIC_SEQ_CST) >>
+		(port % WORD_BITS)) & 1;
+}
+
+void port_mask(unsigned port)
+{
+	__atomic_fetch_or(&shared_info->evtchn_mask[port / WORD_BITS], 1ul << (port % WORD_BITS),
+			  __ATOMIC_SEQ_CST);
+}
+
+long evtchn_bind_ipi(unsigned vcpu, evtchn_port_t *port)
+{
+	struct evtchn_bind_ipi b = { .vcpu = vcpu };
+	long rc = hypercall_event_channel_op(EVTCHNOP_bind_ipi, &b);
+
+	*port = b.port;
+	return rc;
+}
+
+long evtchn_bind_virq(unsigned virq, unsigned vcpu, evtchn_port_t *port)
+{
+	struct evtchn_bind_virq b = { .virq = virq, .vcpu = vcpu };
+	long rc = hypercall_event_channel_op(EVTCHNOP_bind_virq, &b);
+
+	*port = b.port;
+	return rc;
+}
+
+long evtchn_send(evtchn_port_t port)
+{
+	struct evtchn_send s = { .port = port };
+
+	return hypercall_event_channel_op(EVTCHNOP_send, &s);
+}
+
+long evtchn_unmask(evtchn_port_t port)
+{
+	struct evtchn_unmask u = { .port = port };
+
+	return hypercall_event_channel_op(EVTCHNOP_unmask, &u);
+}
+
+long evtchn_close(evtchn_port_t port)
+{
+	struct evtchn_close c = { .port = port };
+
+	return hypercall_event_channel_op(EVTCHNOP_close, &c);
+}
+
+long evtchn_status(evtchn_port_t port, struct evtchn_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->dom = DOMID_SELF;
+	st->port = port;
+	return hypercall_event_channel_op(EVTCHNOP_status, st);
+}
+
+long vcpu_op(int cmd, unsigned vcpu, void *arg)
+{
+	return HC(__HYPERVISOR_vcpu_op, cmd, vcpu, arg);
+}
+
+long set_timer_op(uint64_t deadline)
+{
+	return HC(__HYPERVISOR_set_timer_op, deadline, 0, 0);
+}
+
+long sched_block(void)
+{
+	return hypercall_sched_op(SCHEDOP_block, NULL);
+}
+
+uint64_t pvclock_ns(void)
+{
+	const volatile struct vcpu_time_info *t = &events_vcpu->time;
+	uint32_t v;
+	uint64_t ns;
+
+	do {
+		v = t->version;
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		uint32_t lo, hi;
+		__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+		uint64_t delta = (((uint64_t)hi << 32) | lo) - t->tsc_timestamp;
+		if (t->tsc_shift < 0)
+			delta >>= -t->tsc_shift;
+		else
+			delta <<= t->tsc_shift;
+		ns = t->system_time + (uint64_t)(((unsigned __int128)delta * t->tsc_to_system_mul) >> 32);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	} while ((v & 1) || v != t->version);
+	return ns;
+}
