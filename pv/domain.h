@@ -62,6 +62,7 @@ struct pv_domain {
     bool fpu_ts;                        /* fpu_taskswitch: the guest's virtual CR0.TS */
     unsigned iopl;                      /* physdev set_iopl: the virtual IOPL */
     bool user_mode;                     /* guest user mode (mode.c) */
+    uint64_t guest_cr4;                 /* the CR4 the guest wrote (0: none), what it reads back */
     uint16_t kernel_cs;                 /* the guest kernel's code selector (its trap table's) */
     uint64_t iobmp, iobmp_ports;        /* physdev set_iobitmap */
     unsigned nr_vcpus;
@@ -106,6 +107,7 @@ bool pv_mfn_is_special(uint64_t mfn);   /* shared_info, console or store page: m
 
 /* mmu_env.c: the page-type words for nr_frames frames. */
 int pv_mmu_init(uint64_t nr_frames);
+int pv_new_baseptr(uint64_t mfn);      /* hc_mmu.c: MMUEXT_NEW_BASEPTR */
 
 /* crash.c: end the guest (and so the shim) with a one-line reason and its registers. */
 void pv_crash(const struct cpu_regs *r, const char *fmt, ...) __printf(2, 3) __noreturn;

@@ -3,7 +3,8 @@
  * hypervisor answers, as Xen does for PV guests: reads of CR0/CR2/CR3/CR4, rdmsr/wrmsr of the
  * segment-base MSRs and a few read-only ones, CPUID behind the forced-emulation prefix
  * (ud2; .ascii "xen"; cpuid) with a PV CPUID policy, wbinvd, clts, and cli/sti on the upcall
- * mask when the virtual IOPL is at least 1 (physdev set_iopl), as Xen. Anything else is the
+ * mask when the virtual IOPL is at least 1 (physdev set_iopl), as Xen, and port I/O under the same
+ * IOPL to ports nobody has. Anything else is the
  * guest's #GP or #UD, bounced to it (rdmsr_safe and friends rely on that).
  */
 #include "domain.h"
@@ -16,6 +17,8 @@
 #define MSR_PLATFORM_INFO 0xce
 
 #define CPUID_HYPERVISOR_BASE 0x40000000u
+#define CR0_TS (1ul << 3)
+#define CR4_PGE_ (1ul << 7)
 
 static uint64_t *gpr(struct cpu_regs *r, unsigned n)
 {
@@ -110,7 +113,8 @@ void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c
         *c &= ~((1u << 3) | (1u << 5) | (1u << 6) | (1u << 17) | (1u << 21) | (1u << 24) | (1u << 26) |
                 (1u << 27) | (1u << 28));  /* MONITOR VMX SMX PCID x2APIC TSC-deadline XSAVE OSXSAVE AVX */
         *c |= 1u << 31;                 /* hypervisor */
-        *d &= ~((1u << 9) | (1u << 12) | (1u << 22) | (1u << 29) | (1u << 31));  /* APIC MTRR ACPI TM PBE */
+        /* VME PSE APIC MTRR PSE36 ACPI TM PBE: no superpages for a PV guest, no APIC, no MTRRs */
+        *d &= ~((1u << 1) | (1u << 3) | (1u << 9) | (1u << 12) | (1u << 17) | (1u << 22) | (1u << 29) | (1u << 31));
         break;
     case 7:
         if (sub == 0) {
@@ -125,10 +129,39 @@ void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c
         break;
     case 0x80000001:
         *c &= ~((1u << 2) | (1u << 3)); /* SVM, ExtApicSpace */
+        *d &= ~(1u << 26);              /* 1 GiB pages */
         break;
     default:
         break;
     }
+}
+
+/*
+ * in/out from the guest kernel with a virtual IOPL of 1 or more: the guest owns no port, so, as
+ * Xen does for ports a domain has no access to, reads give all ones and writes go nowhere (Linux
+ * probes PCI configuration ports this way). Without the IOPL it is the guest's #GP.
+ */
+static bool port_io(struct cpu_regs *r, const uint8_t *b)
+{
+    unsigned len = 0, size = 4;
+
+    if (b[0] == 0x66) {
+        size = 2;
+        len = 1;
+    }
+    uint8_t op = b[len];
+    bool imm = op >= 0xe4 && op <= 0xe7, dx = op >= 0xec && op <= 0xef;
+    if ((!imm && !dx) || pv_dom.iopl < 1)
+        return false;
+    if (!(op & 1))
+        size = 1;
+    if (!(op & 2)) {                    /* in: all ones of the operand's size into al/ax/eax */
+        uint64_t ones = size == 4 ? 0xffffffffull : (1ull << (size * 8)) - 1;
+        r->rax = size == 4 ? ones : (r->rax & ~ones) | ones;
+    }
+    r->rip += len + 1 + (imm ? 1 : 0);
+    pv_dom.nr_emulated++;
+    return true;
 }
 
 /* The faulting instruction: optional REX, then the opcode. Returns true if emulated. */
@@ -158,6 +191,8 @@ bool pv_emulate(struct cpu_regs *r)
         pv_dom.nr_emulated++;
         return true;
     }
+    if (port_io(r, b))
+        return true;
     if ((b[0] & 0xf0) == 0x40) {
         rex = b[0];
         len = 1;
@@ -176,10 +211,34 @@ bool pv_emulate(struct cpu_regs *r)
         case 0: v = read_cr0(); break;
         case 2: v = pv_current()->vi->arch.cr2; break;   /* the one we last gave it */
         case 3: v = pv_dom.cr3; break;
-        case 4: v = read_cr4(); break;
+        case 4: v = pv_dom.guest_cr4 ? pv_dom.guest_cr4 : read_cr4() & ~CR4_PGE_; break;
         default: return false;
         }
         *gpr(r, reg) = v;
+        len += 3;
+        break;
+    }
+    case 0x22: {                        /* mov %reg, %crN: as Xen's PV emulation */
+        uint8_t m = b[len + 2];
+        if ((m & 0xc0) != 0xc0)
+            return false;
+        unsigned cr = ((m >> 3) & 7) | ((rex & 4) ? 8 : 0), reg = (m & 7) | ((rex & 1) ? 8 : 0);
+        v = *gpr(r, reg);
+        switch (cr) {
+        case 0:                         /* only TS is the guest's (fpu_taskswitch) */
+            pv_dom.fpu_ts = v & CR0_TS;
+            write_cr0(pv_dom.fpu_ts ? read_cr0() | CR0_TS : read_cr0() & ~CR0_TS);
+            break;
+        case 3:                         /* a new base pointer, as MMUEXT_NEW_BASEPTR */
+            if (pv_new_baseptr(v >> PAGE_SHIFT))
+                return false;
+            break;
+        case 4:                         /* recorded for reads; the shim's CR4 stays as it is */
+            pv_dom.guest_cr4 = v;
+            break;
+        default:
+            return false;
+        }
         len += 3;
         break;
     }

@@ -16,6 +16,7 @@
  *   anything else                                                  refused -ENOSYS
  */
 #include "domain.h"
+#include "console.h"
 #include "debug.h"
 #include "flush.h"
 #include "hypercall.h"
@@ -100,8 +101,10 @@ long hc_mmu_update(uint64_t ureqs, uint64_t count, uint64_t pdone, uint64_t fore
             rc = ERR(-XEN_ENOSYS);
             break;
         }
-        if (rc)
+        if (rc) {
+            pr_debug("mmu_update: request %u (ptr %#lx val %#lx) refused: %d\n", done, req.ptr, req.val, rc);
             break;
+        }
     }
     spin_unlock(&pv_dom.mmu_lock);
     if (pdone)
@@ -128,6 +131,21 @@ static int set_baseptr(uint64_t mfn, uint64_t *slot, bool may_clear)
     return 0;
 }
 
+/* The guest kernel's new L4 (MMUEXT_NEW_BASEPTR, or a CR3 write): loaded at once. */
+int pv_new_baseptr(uint64_t mfn)
+{
+    uint64_t cur = pv_dom.cr3 >> PAGE_SHIFT;
+    int rc = set_baseptr(mfn, &cur, false);
+
+    if (rc)
+        return rc;
+    pv_dom.cr3 = cur << PAGE_SHIFT;
+    if (!pv_dom.user_mode)
+        write_cr3(pv_dom.cr3);
+    pv_ldt_drop();                      /* the LDT is a virtual range: remapped from the new tables */
+    return 0;
+}
+
 static int mmuext_one(const struct mmuext_op *op)
 {
     uint64_t cpus = FLUSH_CPUS_ALL;
@@ -141,15 +159,8 @@ static int mmuext_one(const struct mmuext_op *op)
         return pt_pin(op->arg1.mfn, op->cmd - MMUEXT_PIN_L1_TABLE + 1);
     case MMUEXT_UNPIN_TABLE:
         return pt_unpin(op->arg1.mfn);
-    case MMUEXT_NEW_BASEPTR: {
-        uint64_t cur = pv_dom.cr3 >> PAGE_SHIFT;
-        if ((rc = set_baseptr(op->arg1.mfn, &cur, false)))
-            return rc;
-        pv_dom.cr3 = cur << PAGE_SHIFT;
-        write_cr3(pv_dom.cr3);
-        pv_ldt_drop();                  /* the LDT is a virtual range: remapped from the new tables */
-        return 0;
-    }
+    case MMUEXT_NEW_BASEPTR:
+        return pv_new_baseptr(op->arg1.mfn);
     case MMUEXT_NEW_USER_BASEPTR:
         return set_baseptr(op->arg1.mfn, &pv_dom.cr3_user_mfn, true);
     case MMUEXT_TLB_FLUSH_LOCAL:
@@ -218,8 +229,10 @@ long hc_mmuext_op(uint64_t uops, uint64_t count, uint64_t pdone, uint64_t foreig
             rc = ERR(-XEN_EFAULT);
         else
             rc = mmuext_one(&op);
-        if (rc)
+        if (rc) {
+            pr_debug("mmuext_op: command %u (arg %#lx) refused: %d\n", op.cmd, op.arg1.mfn, rc);
             break;
+        }
     }
     spin_unlock(&pv_dom.mmu_lock);
     if (pdone)

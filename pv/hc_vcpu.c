@@ -6,6 +6,7 @@
  * (pv/pagetype.h) so that it can never become a page table behind the shim's back.
  */
 #include "domain.h"
+#include "console.h"
 #include "hypercall.h"
 #include "pagetype.h"
 #include "time.h"
@@ -68,6 +69,7 @@ long hc_vcpu_op(uint64_t cmd, uint64_t vcpuid, uint64_t arg, uint64_t a4, uint64
         return -XEN_ENOENT;
     struct pv_vcpu *v = &pv_dom.vcpu[vcpuid];
 
+    pr_debug("vcpu_op %lu on vCPU %lu\n", cmd, vcpuid);
     switch (cmd) {
     case VCPUOP_initialise:
         return -XEN_EEXIST;             /* every vCPU we have is running */

@@ -48,6 +48,7 @@ void pv_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t erro
     frame[n++] = r->ss;
     uint64_t sp = (stack & ~0xful) - n * 8;
     pv_to_kernel_mode();
+    pr_debug("bounce: vector %lu at %#lx to %#lx\n", r->vector, r->rip, addr);
     if (copy_to_guest(sp, frame, n * 8))
         pv_crash(r, "%s at %#lx, and its bounce frame cannot be written at %#lx",
                  addr == pv_dom.event_callback ? "an event" : r->vector < 32 ? names[r->vector] : "a syscall",
