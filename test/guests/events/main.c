@@ -17,8 +17,9 @@
  *     ports may come too: Xen's console backend answers the console port);
  *  2. send with events on: delivered on the way back from the send itself;
  *  3. mask the port, send: pending only, nothing delivered; EVTCHNOP_unmask: delivered;
- *  4. bind VIRQ_TIMER (twice: -EEXIST), a 5 ms singleshot timer, SCHEDOP_block: the timer port
- *     is delivered once;
+ *  4. bind VIRQ_TIMER (twice: -EEXIST), a 5 ms singleshot timer: the timer port is delivered
+ *     once (waits here are SCHEDOP_poll with a timeout, so a lost event fails instead of hanging;
+ *     the timer guest tests SCHEDOP_block);
  *  5. bind_vcpu refused for an IPI and a per-vCPU VIRQ, -ENOENT for a vCPU we do not have;
  *     status of each port (ipi, virq), close, status closed, close again and send on it -EINVAL,
  *     an IPI for a vCPU we do not have -ENOENT, a port beyond the 2-level range -EINVAL, a VIRQ
@@ -41,19 +42,19 @@ static unsigned long upcalls_now(void)
 	return __atomic_load_n(&events_upcalls, __ATOMIC_SEQ_CST);
 }
 
-/* Wait (blocking) until port has been seen `count` times, at most ~1 s of pvclock; a 1 s
- * singleshot timer makes sure block returns (unless the wait is for the timer itself). */
-static bool wait_port(evtchn_port_t port, uint32_t count, bool own_timer)
+/* Wait until port has been seen `count` times, at most ~1 s of pvclock: SCHEDOP_poll on it with
+ * a timeout, so that a lost event ends in a FAILED line, never a hang (events are on: what is
+ * pending is delivered as each poll returns). */
+static bool wait_port(evtchn_port_t port, uint32_t count)
 {
 	uint64_t end = pvclock_ns() + 1000000000ul;
-	struct vcpu_set_singleshot_timer ss = { .timeout_abs_ns = end };
 
-	if (own_timer)
-		vcpu_op(VCPUOP_set_singleshot_timer, 0, &ss);
-	while (events_seen[port] < count && pvclock_ns() < end)
-		sched_block();
-	if (own_timer)
-		vcpu_op(VCPUOP_stop_singleshot_timer, 0, NULL);
+	while (events_seen[port] < count && pvclock_ns() < end) {
+		struct sched_poll sp = { .nr_ports = 1, .timeout = end };
+
+		set_xen_guest_handle(sp.ports, &port);
+		hypercall_sched_op(SCHEDOP_poll, &sp);
+	}
 	return events_seen[port] >= count;
 }
 
@@ -87,10 +88,10 @@ static void loopback(void)
 	      "  status of the second end: %ld, status %u, remote port %u", rc, st.status, st.u.interdomain.port);
 	uint32_t sa = events_seen[a.port], sb = events_seen[b.local_port];     /* ports are reused */
 	rc = evtchn_send(b.local_port);
-	check(rc == 0 && wait_port(a.port, sa + 1, true), "send on one end arrives on the other: %ld, seen %u", rc,
+	check(rc == 0 && wait_port(a.port, sa + 1), "send on one end arrives on the other: %ld, seen %u", rc,
 	      events_seen[a.port] - sa);
 	rc = evtchn_send(a.port);
-	check(rc == 0 && wait_port(b.local_port, sb + 1, true), "  and back: %ld, seen %u", rc, events_seen[b.local_port] - sb);
+	check(rc == 0 && wait_port(b.local_port, sb + 1), "  and back: %ld, seen %u", rc, events_seen[b.local_port] - sb);
 }
 
 /* 7. SCHEDOP_poll: returns at once for a pending (even masked) port, else at its timeout */
@@ -157,7 +158,7 @@ static void move_vcpu_info(evtchn_port_t t)
 	struct vcpu_set_singleshot_timer ss = { .timeout_abs_ns = t0 + 5000000 };
 	seen = events_seen[t];
 	rc = vcpu_op(VCPUOP_set_singleshot_timer, 0, &ss);
-	bool fired = rc == 0 && wait_port(t, seen + 1, false);
+	bool fired = rc == 0 && wait_port(t, seen + 1);
 	uint64_t took = pvclock_ns() - t0;
 	check(fired && took >= 5000000 && took < 500000000, "a 5 ms timer with the new vcpu_info's clock: %ld, after %lu us",
 	      rc, took / 1000);
@@ -230,8 +231,7 @@ void test_main(void)
 	struct vcpu_set_singleshot_timer ss = { .timeout_abs_ns = pvclock_ns() + 5000000, .flags = 0 };
 	rc = vcpu_op(VCPUOP_set_singleshot_timer, 0, &ss);
 	check(rc == 0, "set_singleshot_timer(+5 ms): %ld %s", rc, errno_name(rc));
-	for (unsigned i = 0; i < 1000 && !events_seen[t]; i++)
-		sched_block();
+	wait_port(t, 1);
 	check(events_seen[t] == 1, "  VIRQ_TIMER delivered once (%u)", events_seen[t]);
 	check(events_seen[p] == 3, "  and nothing on the IPI port (%u)", events_seen[p]);
 
