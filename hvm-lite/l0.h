@@ -37,7 +37,7 @@ struct l0_ops {
     uint64_t (*wallclock_base)(void);
 
     /* The L0's xenstore ring for the guest: its frame and L0 port (NULL or an error: none). */
-    int (*store_ring)(uint64_t *pfn, uint32_t *port);
+    int (*store_ring)(uint64_t move_to, uint64_t *pfn, uint32_t *port);   /* moved to that gfn if not 0 */
 
     /* The guest's balloon: give these frames (our guest-physical gfns) back to L0, or have L0
      * back them again. Both return how many, from the first, were done (L0 stops at a failure). */

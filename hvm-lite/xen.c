@@ -274,7 +274,7 @@ static uint64_t xen_wallclock_base(void)
     return (((uint64_t)hi << 32) | sec) * 1000000000ull + nsec;
 }
 
-static int xen_store_ring(uint64_t *pfn, uint32_t *port)
+static int xen_store_ring(uint64_t move_to, uint64_t *pfn, uint32_t *port)
 {
     struct xen_hvm_param p = { .domid = DOMID_SELF, .index = HVM_PARAM_STORE_PFN };
     long rc = HYPERVISOR_hvm_op(HVMOP_get_param, &p);
@@ -282,6 +282,14 @@ static int xen_store_ring(uint64_t *pfn, uint32_t *port)
     if (rc)
         return ERR((int)rc);
     *pfn = p.value;
+    if (move_to && move_to != p.value) {
+        /* the ring's frame goes to gfn move_to (the frame there goes back to L0) */
+        struct xen_add_to_physmap xatp = { .domid = DOMID_SELF, .space = XENMAPSPACE_gmfn, .idx = p.value,
+                                           .gpfn = move_to };
+        if ((rc = HYPERVISOR_memory_op(XENMEM_add_to_physmap, &xatp)))
+            return ERR((int)rc);
+        *pfn = move_to;
+    }
     p.index = HVM_PARAM_STORE_EVTCHN;
     if ((rc = HYPERVISOR_hvm_op(HVMOP_get_param, &p)))
         return ERR((int)rc);

@@ -6,7 +6,7 @@
  * 512 KiB past it. An unmapped initrd (MOD_START_PFN) and an INIT_P2M p2m take the pfns after
  * that region; the p2m is then mapped at the INIT_P2M address by more bootstrap tables.
  *
- * Memory: every frame of the guest pool becomes the guest's (nr_pages = the pool's size). The
+ * Memory: every frame of the guest pool becomes the guest's, plus the xenstore and console pages (nr_pages = the pool's size + 2). The
  * initrd is not copied: its frames become the guest's pfns where it is placed. The kernel module
  * (and a decompression buffer) are freed once loaded and then fill the guest's upper pfns. So the
  * guest gets all RAM but the shim pool (see mm.c) and the m2p (8 bytes per frame, from that pool).
@@ -37,7 +37,7 @@ struct layout {
     uint64_t virt_base;
     uint64_t mod_pfn, mod_pages, mod_offset;    /* initrd, if any */
     uint64_t p2m_pfn, p2m_pages;
-    uint64_t si_pfn, pt_pfn, nr_pt, stack_pfn;
+    uint64_t si_pfn, store_pfn, cons_pfn, pt_pfn, nr_pt, stack_pfn;
     uint64_t boot_end_pfn;                      /* the mapped bootstrap region is [0, boot_end_pfn) */
     uint64_t v_end;
 };
@@ -110,6 +110,8 @@ static int plan(const struct boot_info *bi, uint64_t nr_pages)
         pfn += lay.p2m_pages;
     }
     lay.si_pfn = pfn++;
+    lay.store_pfn = pfn++;              /* xen.h's layout: start_info, the xenstore page, the console */
+    lay.cons_pfn = pfn++;
     lay.pt_pfn = pfn;
     uint64_t p2m_end = elf.init_p2m + (lay.p2m_pages << PAGE_SHIFT);
     for (lay.nr_pt = 4;;) {
@@ -177,6 +179,10 @@ static int alloc_p2m(uint64_t nr_pages, const struct boot_info *bi)
         pv_dom.p2m[pfn] = M2P_INVALID;
     for (uint64_t i = 0; i < lay.p2m_pages; i++)
         pv_dom.p2m[lay.p2m_pfn + i] = virt_to_phys((void *)(va + i * PAGE_SIZE)) >> PAGE_SHIFT;
+    /* the rings are the shim's frames (or L0's store ring) but pfns of the guest, as on Xen:
+     * Linux finds them through the m2p and reserves their pfns */
+    pv_dom.p2m[lay.store_pfn] = pv_dom.store_mfn;
+    pv_dom.p2m[lay.cons_pfn] = pv_dom.cons_mfn;
     if (bi->nr_mods > 1) {
         uint64_t first = bi->mods[1].start >> PAGE_SHIFT;
         for (uint64_t i = 0; i < lay.mod_pages; i++)
@@ -298,26 +304,25 @@ static void fill_start_info(const struct boot_info *bi)
     str_copy((char *)si->cmd_line, bi->mods[0].cmdline, sizeof(si->cmd_line));
 }
 
-/* Shim-owned pages the guest maps: shared_info, its console ring and (standalone) the store ring. */
+/* Shim-owned pages the guest maps: shared_info, its console ring and the store ring. On Xen the
+ * store ring is L0's: moved (as the stock shim does) into a frame of ours, so that, like the
+ * console, it is a pfn of the guest's with an m2p entry (Linux finds both through the m2p). */
 static int special_pages(void)
 {
-    int64_t s = alloc_frame(), c = alloc_frame(), st;
+    int64_t s = alloc_frame(), c = alloc_frame(), st = alloc_frame();
     uint64_t store_pfn = 0;
     uint32_t store_port = 0;
 
-    if (s < 0 || c < 0)
-        return fail(-XEN_ENOMEM, "no shim memory for shared_info and the console ring");
+    if (s < 0 || c < 0 || st < 0)
+        return fail(-XEN_ENOMEM, "no shim memory for shared_info and the rings");
     pv_dom.shared_mfn = (uint64_t)s;
     pv_dom.shared = frame_va(pv_dom.shared_mfn);
     pv_dom.cons_mfn = (uint64_t)c;
     pv_dom.cons = frame_va(pv_dom.cons_mfn);
-    if (l0->store_ring && l0->store_ring(&store_pfn, &store_port) == 0 && store_pfn) {
-        pv_dom.store_mfn = store_pfn;       /* L0's xenstore ring, passed through */
+    pv_dom.store_mfn = (uint64_t)st;
+    if (l0->store_ring && l0->store_ring((uint64_t)st, &store_pfn, &store_port) == 0 && store_pfn) {
+        pv_dom.store_mfn = store_pfn;       /* L0's xenstore ring, now at our frame */
         pv_dom.store_l0_port = store_port;
-    } else {
-        if ((st = alloc_frame()) < 0)
-            return fail(-XEN_ENOMEM, "no shim memory for the store ring");
-        pv_dom.store_mfn = (uint64_t)st;
     }
     return 0;
 }
@@ -385,7 +390,7 @@ int pv_build(const struct boot_info *bi)
         pv_vcpu_init(&pv_dom.vcpu[i], i);
     pv_evtchn_init();
 
-    uint64_t nr_pages = guest_pool.total_frames;
+    uint64_t nr_pages = guest_pool.total_frames + 2;    /* + the xenstore and console pages */
     if ((rc = plan(bi, nr_pages)) || (rc = alloc_p2m(nr_pages, bi)) || (rc = back_pfns(lay.boot_end_pfn)))
         return rc;
     load_segments();
@@ -404,7 +409,8 @@ int pv_build(const struct boot_info *bi)
     ASSERT(guest_pool.free_frames == 0);
     pv_dom.nr_pages = pv_dom.max_pages = nr_pages;
     for (uint64_t pfn = 0; pfn < nr_pages; pfn++)
-        pv_dom.m2p[pv_dom.p2m[pfn]] = pfn;
+        if (pv_dom.p2m[pfn] < pv_dom.max_mfn)     /* (L0's store ring may lie beyond the m2p) */
+            pv_dom.m2p[pv_dom.p2m[pfn]] = pfn;
     fill_start_info(bi);
     pv_time_update();
     pv_wallclock_init();

@@ -113,8 +113,10 @@ void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c
         *c &= ~((1u << 3) | (1u << 5) | (1u << 6) | (1u << 17) | (1u << 21) | (1u << 24) | (1u << 26) |
                 (1u << 27) | (1u << 28));  /* MONITOR VMX SMX PCID x2APIC TSC-deadline XSAVE OSXSAVE AVX */
         *c |= 1u << 31;                 /* hypervisor */
-        /* VME PSE APIC MTRR PSE36 ACPI TM PBE: no superpages for a PV guest, no APIC, no MTRRs */
-        *d &= ~((1u << 1) | (1u << 3) | (1u << 9) | (1u << 12) | (1u << 17) | (1u << 22) | (1u << 29) | (1u << 31));
+        /* VME PSE MCE APIC MTRR MCA PSE36 ACPI TM PBE: no superpages for a PV guest, no APIC,
+         * MTRRs or machine-check MSRs (Linux reads those without a fixup) */
+        *d &= ~((1u << 1) | (1u << 3) | (1u << 7) | (1u << 9) | (1u << 12) | (1u << 14) | (1u << 17) | (1u << 22) |
+                (1u << 29) | (1u << 31));
         break;
     case 7:
         if (sub == 0) {

@@ -23,6 +23,8 @@ long hc_set_segment_base(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_stack_switch(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_fpu_taskswitch(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_physdev_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_set_debugreg(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_get_debugreg(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_sched_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_event_channel_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_callback_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);

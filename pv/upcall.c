@@ -10,6 +10,7 @@
  * own L0 event dispatcher, which raises the guest port here.
  */
 #include "domain.h"
+#include "console.h"
 #include "evtchn.h"         /* hvm-lite: the shim's own L0 ports */
 #include "l0.h"
 #include "x86.h"
@@ -24,6 +25,8 @@ void pv_upcall_check(struct cpu_regs *r)
     if (!READ_ONCE(vi->evtchn_upcall_pending) || READ_ONCE(vi->evtchn_upcall_mask))
         return;
     pv_time_update();                   /* a timer event: the guest reads the clock next */
+    pr_debug("upcall: pending %#lx mask %#lx at %#lx\n", (unsigned long)pv_dom.shared->evtchn_pending[0],
+             (unsigned long)pv_dom.shared->evtchn_mask[0], r->rip);
     pv_bounce(r, pv_dom.event_callback, true, -1);
     pv_dom.nr_upcalls++;
 }

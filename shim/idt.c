@@ -12,8 +12,11 @@ extern char trap_stubs[];               /* entry.S: 256 stubs, 16 bytes apart */
 static void set_gate(unsigned vec, uint16_t cs, unsigned ist)
 {
     uint64_t a = (uintptr_t)trap_stubs + 16 * vec;
+    /* int3 may be executed by the guest (in ring 3): its gate is DPL 3, as on Xen; every other
+     * software interrupt from the guest is a #GP */
+    uint64_t dpl = vec == 3 ? 3 : 0;
 
-    idt[vec].lo = (a & 0xffff) | ((uint64_t)cs << 16) | ((uint64_t)ist << 32) | (0xeull << 40) |
+    idt[vec].lo = (a & 0xffff) | ((uint64_t)cs << 16) | ((uint64_t)ist << 32) | (0xeull << 40) | (dpl << 45) |
                   (1ull << 47) | (((a >> 16) & 0xffff) << 48);
     idt[vec].hi = a >> 32;
 }
