@@ -170,21 +170,14 @@ void pv_set_ldt(uint64_t base, uint64_t ents)
  * near the top of the lower half may run past it: nothing is mapped there for the guest. */
 static uint64_t guest_frame_at(uint64_t va)
 {
-    uint64_t mfn = pv_dom.cr3 >> PAGE_SHIFT;
+    uint64_t l1, e, mfn;
 
     if ((uint64_t)((int64_t)(va << 16) >> 16) != va || (va >= PV_HOLE_START && va < PV_HOLE_END))
         return 0;
-
-    for (unsigned shift = 39;; shift -= 9) {
-        uint64_t e = __atomic_load_n(&pt_frame(mfn)[(va >> shift) & 511], __ATOMIC_RELAXED);
-        if (!(e & PTE_P) || (e & PTE_PS))
-            return 0;
-        mfn = (e & PTE_ADDR) >> PAGE_SHIFT;
-        if (!pv_mfn_is_guest(mfn))
-            return 0;
-        if (shift == 12)
-            return mfn;
-    }
+    if (!pv_walk_l1e(va, &l1, &e) || !(e & PTE_P) || (e & PTE_PS))
+        return 0;
+    mfn = (e & PTE_ADDR) >> PAGE_SHIFT;
+    return pv_mfn_is_guest(mfn) ? mfn : 0;
 }
 
 bool pv_ldt_fault(struct cpu_regs *r, uint64_t *cr2)

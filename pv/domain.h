@@ -104,6 +104,7 @@ int copy_to_guest(uint64_t dst, const void *src, size_t n);
 bool guest_range_ok(uint64_t va, size_t n);    /* Xen's guest_handle_okay: may be guest memory */
 bool pv_mfn_is_guest(uint64_t mfn);     /* a frame of the guest's RAM */
 bool pv_mfn_is_special(uint64_t mfn);   /* shared_info, console or store page: mappable */
+bool pv_walk_l1e(uint64_t va, uint64_t *l1, uint64_t *e);   /* va's L1 table and entry */
 
 /* mmu_env.c: the page-type words for nr_frames frames. */
 int pv_mmu_init(uint64_t nr_frames);

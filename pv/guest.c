@@ -2,6 +2,8 @@
 #include "domain.h"
 #include "debug.h"
 #include "mm.h"
+#include "pagetype.h"
+#include "paging.h"
 #include "xerrno.h"
 
 size_t guest_copy_raw(void *dst, const void *src, size_t n);
@@ -41,4 +43,24 @@ bool pv_mfn_is_guest(uint64_t mfn)
 bool pv_mfn_is_special(uint64_t mfn)
 {
     return mfn == pv_dom.shared_mfn || mfn == pv_dom.cons_mfn || mfn == pv_dom.store_mfn;
+}
+
+/* The L1 entry that maps va in the guest kernel's current tables: the L1 table's frame in *l1
+ * and the entry in *e. False if a table on the way is missing, a superpage, or not the guest's.
+ * (Through a linear entry the "L1" may be a higher table: callers that care check its type.) */
+bool pv_walk_l1e(uint64_t va, uint64_t *l1, uint64_t *e)
+{
+    uint64_t mfn = pv_dom.cr3 >> PAGE_SHIFT;
+
+    for (unsigned shift = 39; shift > 12; shift -= 9) {
+        uint64_t x = __atomic_load_n(&pt_frame(mfn)[(va >> shift) & 511], __ATOMIC_RELAXED);
+        if (!(x & PTE_P) || (x & PTE_PS))
+            return false;
+        mfn = (x & PTE_ADDR) >> PAGE_SHIFT;
+        if (!pv_mfn_is_guest(mfn))
+            return false;
+    }
+    *l1 = mfn;
+    *e = __atomic_load_n(&pt_frame(mfn)[(va >> 12) & 511], __ATOMIC_RELAXED);
+    return true;
 }

@@ -11,21 +11,12 @@
 #include "paging.h"
 #include "xerrno.h"
 
-/* The frame of the L1 table that maps va in the guest's current tables (0: none). Through a
- * linear entry the "L1" found may be a higher table; the caller checks its type. */
+/* The frame of the L1 table that maps va in the guest's current tables (0: none). */
 static uint64_t l1_of(uint64_t va)
 {
-    uint64_t mfn = pv_dom.cr3 >> PAGE_SHIFT;
+    uint64_t l1, e;
 
-    for (unsigned shift = 39; shift > 12; shift -= 9) {
-        uint64_t e = __atomic_load_n(&pt_frame(mfn)[(va >> shift) & 511], __ATOMIC_RELAXED);
-        if (!(e & PTE_P) || (e & PTE_PS))
-            return 0;
-        mfn = (e & PTE_ADDR) >> PAGE_SHIFT;
-        if (!pv_mfn_is_guest(mfn))
-            return 0;
-    }
-    return mfn;
+    return pv_walk_l1e(va, &l1, &e) ? l1 : 0;
 }
 
 static int flush_flags(uint64_t va, uint64_t flags)

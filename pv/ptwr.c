@@ -30,18 +30,12 @@ static uint64_t *regs_of(struct cpu_regs *r, unsigned n)
 /* The frame va's L1 entry maps, if va is mapped read-only through valid tables (0: not so). */
 static uint64_t ro_target(uint64_t va)
 {
-    uint64_t mfn = pv_dom.cr3 >> PAGE_SHIFT;
+    uint64_t l1, e;
 
-    for (unsigned shift = 39;; shift -= 9) {
-        uint64_t e = __atomic_load_n(&pt_frame(mfn)[(va >> shift) & 511], __ATOMIC_RELAXED);
-        if (!(e & PTE_P) || (e & PTE_PS))
-            return 0;
-        mfn = (e & PTE_ADDR) >> PAGE_SHIFT;
-        if (!pv_mfn_is_guest(mfn))
-            return 0;
-        if (shift == 12)
-            return (e & PTE_W) ? 0 : mfn;
-    }
+    if (!pv_walk_l1e(va, &l1, &e) || !(e & PTE_P) || (e & (PTE_PS | PTE_W)))
+        return 0;
+    uint64_t mfn = (e & PTE_ADDR) >> PAGE_SHIFT;
+    return pv_mfn_is_guest(mfn) ? mfn : 0;
 }
 
 /* Up to 15 bytes of the instruction at rip (fewer before an unmapped page): how many. */
