@@ -271,7 +271,7 @@ static void build_page_tables(void)
         map_boot(l4, elf.init_p2m + (i << PAGE_SHIFT), lay.p2m_pfn + i, &next);
     for (unsigned s = PV_SLOT_FIRST; s <= PV_SLOT_LAST; s++)
         l4[s] = idle[s];
-    pv_dom.cr3 = pv_dom.p2m[lay.pt_pfn] << PAGE_SHIFT;
+    pv_current()->cr3 = pv_dom.p2m[lay.pt_pfn] << PAGE_SHIFT;
 }
 
 static void fill_start_info(const struct boot_info *bi)
@@ -384,10 +384,16 @@ int pv_build(const struct boot_info *bi)
     pt_fix_writable(pv_dom.shared_mfn);
     pt_fix_writable(pv_dom.cons_mfn);
     pt_fix_writable(pv_dom.store_mfn);
-    pv_dom.nr_vcpus = 1;
+    /* a vCPU per shim CPU that came up, as the stock shim gives the guest */
+    pv_dom.nr_vcpus = 0;
+    while (pv_dom.nr_vcpus < PV_MAX_VCPUS && pv_dom.nr_vcpus < MAX_CPUS && cpus[pv_dom.nr_vcpus] &&
+           cpus[pv_dom.nr_vcpus]->online)
+        pv_dom.nr_vcpus++;
     pv_dom.shutdown_code = ~0u;
     for (unsigned i = 0; i < pv_dom.nr_vcpus; i++)
         pv_vcpu_init(&pv_dom.vcpu[i], i);
+    pv_dom.vcpu[0].initialised = pv_dom.vcpu[0].started = true;
+    pv_vcpu_init_smp();
     pv_evtchn_init();
 
     uint64_t nr_pages = guest_pool.total_frames + 2;    /* + the xenstore and console pages */
@@ -415,7 +421,7 @@ int pv_build(const struct boot_info *bi)
     pv_time_update();
     pv_wallclock_init();
     /* the start-of-day L4 is pinned and in CR3, as Xen's builder leaves it (Linux unpins it) */
-    uint64_t l4 = pv_dom.cr3 >> PAGE_SHIFT;
+    uint64_t l4 = pv_current()->cr3 >> PAGE_SHIFT;
     if ((rc = pt_pin(l4, PGT_L4)) || (rc = pt_get_type(l4, PGT_L4)))
         return fail(rc, "the bootstrap page tables do not validate (error %d)", rc);
 

@@ -60,11 +60,45 @@ static void window_set(uint64_t *window, unsigned page, uint64_t pa, uint64_t fl
     invlpg(va);
 }
 
+/* Take the frames as descriptor pages, all or none (the caller holds the MMU lock). */
+int pv_gdt_hold(const uint64_t *frames, unsigned entries)
+{
+    unsigned nr = (entries + SEGDESC_PER_PAGE - 1) / SEGDESC_PER_PAGE, i;
+
+    if (entries > FIRST_RESERVED_GDT_ENTRY)
+        return ERR(-XEN_EINVAL);
+    for (i = 0; i < nr; i++)
+        if (pt_get_type(frames[i], PGT_SEG_DESC))
+            break;
+    if (i == nr)
+        return 0;
+    while (i--)
+        pt_put_type(frames[i]);
+    return ERR(-XEN_EINVAL);
+}
+
+/* Held frames become this CPU's GDT, in place of the ones it had (caller holds the MMU lock). */
+void pv_gdt_install(const uint64_t *frames, unsigned entries)
+{
+    unsigned nr = (entries + SEGDESC_PER_PAGE - 1) / SEGDESC_PER_PAGE;
+    struct vdesc *v = this_vdesc();
+    uint64_t *gdt = this_cpu()->gdt;
+
+    for (unsigned i = 0; i < GUEST_GDT_PAGES; i++) {
+        window_set(gdt, i, i < nr ? frames[i] << PAGE_SHIFT : gdt_zero_pa, i < nr ? PTE_RW : PTE_RO);
+        if (i < v->gdt_frames)
+            pt_put_type(v->gdt_mfn[i]);
+        v->gdt_mfn[i] = i < nr ? frames[i] : 0;
+    }
+    v->gdt_frames = nr;
+}
+
 long hc_set_gdt(uint64_t ulist, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
     unsigned entries = (unsigned)a2;    /* an unsigned int in Xen's prototype */
     uint64_t frames[GUEST_GDT_PAGES];
-    unsigned nr = (entries + SEGDESC_PER_PAGE - 1) / SEGDESC_PER_PAGE, i;
+    unsigned nr = (entries + SEGDESC_PER_PAGE - 1) / SEGDESC_PER_PAGE;
+    int rc;
 
     if (entries > FIRST_RESERVED_GDT_ENTRY)
         return ERR(-XEN_EINVAL);
@@ -72,27 +106,10 @@ long hc_set_gdt(uint64_t ulist, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t 
         return ERR(-XEN_EFAULT);
 
     spin_lock(&pv_dom.mmu_lock);
-    for (i = 0; i < nr; i++)
-        if (pt_get_type(frames[i], PGT_SEG_DESC))
-            break;
-    if (i < nr) {
-        while (i--)
-            pt_put_type(frames[i]);
-        spin_unlock(&pv_dom.mmu_lock);
-        return ERR(-XEN_EINVAL);
-    }
-    /* the new frames are held: unmap and release the old ones, map the new */
-    struct vdesc *v = this_vdesc();
-    uint64_t *gdt = this_cpu()->gdt;
-    for (i = 0; i < GUEST_GDT_PAGES; i++) {
-        window_set(gdt, i, i < nr ? frames[i] << PAGE_SHIFT : gdt_zero_pa, i < nr ? PTE_RW : PTE_RO);
-        if (i < v->gdt_frames)
-            pt_put_type(v->gdt_mfn[i]);
-        v->gdt_mfn[i] = i < nr ? frames[i] : 0;
-    }
-    v->gdt_frames = nr;
+    if (!(rc = pv_gdt_hold(frames, entries)))
+        pv_gdt_install(frames, entries);
     spin_unlock(&pv_dom.mmu_lock);
-    return 0;
+    return rc;
 }
 
 long hc_update_descriptor(uint64_t maddr, uint64_t desc, uint64_t a3, uint64_t a4, uint64_t a5)
@@ -172,7 +189,7 @@ static uint64_t guest_frame_at(uint64_t va)
 {
     uint64_t l1, e, mfn;
 
-    if ((uint64_t)((int64_t)(va << 16) >> 16) != va || (va >= PV_HOLE_START && va < PV_HOLE_END))
+    if (!pv_guest_va(va))
         return 0;
     if (!pv_walk_l1e(va, &l1, &e) || !(e & PTE_P) || (e & PTE_PS))
         return 0;

@@ -7,6 +7,7 @@
 #include "lib.h"
 #include "spinlock.h"
 #include "timer.h"
+#include "x86.h"
 #include "xen-abi.h"
 
 struct boot_info;
@@ -20,6 +21,7 @@ struct boot_info;
 #define PV_SLOT_FIRST    256                    /* PML4 slots the shim owns in every guest L4 */
 #define PV_SLOT_LAST     271
 #define M2P_INVALID      (~0ul)
+#define PV_RFLAGS_GUEST  0x254fd5ul     /* CF PF AF ZF SF TF DF OF NT RF AC ID: what the guest may set */
 
 /* Local event-channel ports (the guest's own namespace). */
 #define PV_PORT_CONSOLE  1
@@ -43,6 +45,37 @@ struct pv_vcpu {
     uint64_t time_area;                 /* guest va of a vcpu_time_info copy (0: none) */
     uint64_t runstate_area;             /* guest va of a vcpu_runstate_info copy (0: none) */
     struct vcpu_runstate_info runstate;
+
+    /* Its CPU state, as Xen keeps per vCPU (the hardware holds the rest: vCPU n owns shim CPU n) */
+    uint64_t cr3;                       /* machine address of the current (kernel) L4 */
+    uint64_t cr3_user_mfn;              /* NEW_USER_BASEPTR's L4 (0: none) */
+    uint64_t gs_base_user;              /* the guest's other GS base (user mode's, while in kernel) */
+    uint64_t kernel_ss, kernel_sp;      /* stack_switch: the stack for entries from user mode */
+    bool fpu_ts;                        /* fpu_taskswitch: the guest's virtual CR0.TS */
+    unsigned iopl;                      /* physdev set_iopl: the virtual IOPL */
+    bool user_mode;                     /* guest user mode (mode.c) */
+    uint64_t guest_cr4;                 /* the CR4 the guest wrote (0: none), what it reads back */
+    uint16_t kernel_cs;                 /* the guest kernel's code selector (its trap table's) */
+    uint64_t iobmp, iobmp_ports;        /* physdev set_iobitmap */
+    uint64_t dr[8];                     /* set_debugreg's values */
+    struct pv_trap traps[256];
+
+    /* CALLBACKOP_register: the guest's entry points (0: none) */
+    uint64_t event_callback, failsafe_callback, nmi_callback;
+    uint64_t syscall_callback, syscall32_callback, sysenter_callback;
+    bool failsafe_mask_events, syscall_mask_events, syscall32_mask_events, sysenter_mask_events;
+
+    /* Life cycle (smp.c): initialised by the builder (vCPU 0) or VCPUOP_initialise; started on
+     * its CPU by the first VCPUOP_up; down parks it where it stands until the next up. */
+    bool initialised, started;
+    volatile bool down;                 /* VCPUOP_down: parked on its way back to the guest */
+    volatile bool blocked;              /* halted in SCHEDOP_block or poll: an event needs a kick */
+    volatile bool timers_changed;       /* another vCPU changed its timers: its CPU re-arms them */
+    struct pv_vcpu_start {              /* VCPUOP_initialise's state for the CPU, until it starts */
+        struct cpu_user_regs regs;
+        uint64_t gdt_frames[16], gdt_ents, ldt_base, ldt_ents;
+        uint64_t fs_base, gs_base_kernel, dr[8];
+    } start;
 };
 
 #define PV_MAX_VCPUS EV_MAX_VCPUS
@@ -55,16 +88,6 @@ struct pv_domain {
     uint64_t m2p_pa;
     uint64_t *p2m;                      /* the guest's p2m, through the direct map */
     uint64_t pt_pfn, nr_pt;             /* bootstrap page-table frames (guest pfns) */
-    uint64_t cr3;                       /* machine address of the current (kernel) L4 */
-    uint64_t cr3_user_mfn;              /* NEW_USER_BASEPTR's L4 (0: none) */
-    uint64_t gs_base_user;              /* the guest's other GS base (user mode's, while in kernel) */
-    uint64_t kernel_ss, kernel_sp;      /* stack_switch: the stack for entries from user mode */
-    bool fpu_ts;                        /* fpu_taskswitch: the guest's virtual CR0.TS */
-    unsigned iopl;                      /* physdev set_iopl: the virtual IOPL */
-    bool user_mode;                     /* guest user mode (mode.c) */
-    uint64_t guest_cr4;                 /* the CR4 the guest wrote (0: none), what it reads back */
-    uint16_t kernel_cs;                 /* the guest kernel's code selector (its trap table's) */
-    uint64_t iobmp, iobmp_ports;        /* physdev set_iobitmap */
     unsigned nr_vcpus;
     spinlock_t mmu_lock;                /* serialises page-table changes (pagetype.c) */
     uint64_t vm_assist;
@@ -78,12 +101,6 @@ struct pv_domain {
     uint64_t store_mfn;
     uint32_t store_l0_port;             /* 0: none (standalone) */
 
-    struct pv_trap traps[256];
-
-    /* CALLBACKOP_register: the guest's entry points (0: none) */
-    uint64_t event_callback, failsafe_callback, nmi_callback;
-    uint64_t syscall_callback, syscall32_callback, sysenter_callback;
-    bool failsafe_mask_events, syscall_mask_events, syscall32_mask_events, sysenter_mask_events;
     uint32_t shutdown_code;             /* SCHEDOP_shutdown_code: ~0 none */
 
     struct ev_table ev;                 /* the guest's event channels */
@@ -113,6 +130,12 @@ int pv_new_baseptr(uint64_t mfn);      /* hc_mmu.c: MMUEXT_NEW_BASEPTR */
 /* crash.c: end the guest (and so the shim) with a one-line reason and its registers. */
 void pv_crash(const struct cpu_regs *r, const char *fmt, ...) __printf(2, 3) __noreturn;
 
+/* An address the guest may use: canonical, outside the hypervisor's hole. */
+static inline bool pv_guest_va(uint64_t va)
+{
+    return is_canonical(va) && !(va >= PV_HOLE_START && va < PV_HOLE_END);
+}
+
 /* The vCPU running on this CPU (vCPU n on shim CPU n). */
 static inline struct pv_vcpu *pv_current(void)
 {
@@ -129,6 +152,8 @@ bool pv_ptwr_fault(struct cpu_regs *r, uint64_t cr2);  /* ptwr.c: a write to an 
 bool pv_ldt_fault(struct cpu_regs *r, uint64_t *cr2);
 void pv_set_ldt(uint64_t base, uint64_t ents);     /* MMUEXT_SET_LDT, arguments checked */
 bool pv_selector_ok(uint16_t sel, bool code);       /* desc.c: loadable for the guest */
+int pv_gdt_hold(const uint64_t *frames, unsigned entries);      /* desc.c, under the MMU lock */
+void pv_gdt_install(const uint64_t *frames, unsigned entries);  /* this CPU's GDT; held frames */
 void pv_ldt_drop(void);                             /* the page tables changed: unmap the LDT's pages */
 void pv_syscall(struct cpu_regs *r);                /* SYSCALL from the guest */
 void pv_iret(struct cpu_regs *r);                   /* iret.c: __HYPERVISOR_iret */
@@ -155,6 +180,18 @@ void pv_runstate_set(struct pv_vcpu *v, int state);
 void pv_runstate_get(const struct pv_vcpu *v, struct vcpu_runstate_info *out);
 void pv_runstate_publish(struct pv_vcpu *v, const struct vcpu_runstate_info *ri);  /* to its area */
 void pv_wallclock_init(void);
+
+/* vcpu.c: the vCPUs' life cycle on their CPUs */
+void pv_vcpu_init_smp(void);            /* vectors, on the BSP before the guest starts */
+void pv_vcpu_enter(struct pv_vcpu *v, struct cpu_regs *r) __noreturn;   /* run.c, on v's CPU */
+struct cpu_regs *pv_entry_frame(void);  /* run.c: where a vCPU's first frame goes */
+long pv_vcpu_initialise(struct pv_vcpu *v, uint64_t ctx_va);
+long pv_vcpu_up(struct pv_vcpu *v);
+long pv_vcpu_down(struct pv_vcpu *v);
+bool pv_vcpu_is_up(const struct pv_vcpu *v);
+void pv_vcpu_kick(struct pv_vcpu *v);   /* make v's CPU look at v (no-op for this CPU's own) */
+void pv_vcpu_park(struct pv_vcpu *v);   /* on its way back to the guest: stay while it is down */
+void pv_timers_changed(struct pv_vcpu *v);  /* apply timer changes made for v (any CPU) */
 
 /* hc_sched.c */
 void pv_shutdown(unsigned reason) __noreturn;

@@ -27,11 +27,6 @@ static uint64_t *gpr(struct cpu_regs *r, unsigned n)
     return regs[n & 15];
 }
 
-static bool canonical(uint64_t v)
-{
-    return (uint64_t)((int64_t)(v << 16) >> 16) == v;
-}
-
 /* The guest's segment bases. While the shim runs, swapgs has put the guest's active GS base
  * in MSR_KERNEL_GS_BASE; the guest kernel's "shadow" (user) GS base is kept in pv_dom. */
 static bool read_msr(uint32_t msr, uint64_t *v)
@@ -44,7 +39,7 @@ static bool read_msr(uint32_t msr, uint64_t *v)
         *v = rdmsr(MSR_KERNEL_GS_BASE);
         return true;
     case MSR_KERNEL_GS_BASE:
-        *v = pv_dom.gs_base_user;
+        *v = pv_current()->gs_base_user;
         return true;
     case MSR_EFER_:
         *v = rdmsr(MSR_EFER_);          /* LME, LMA, SCE, NXE: what the guest runs with */
@@ -64,19 +59,19 @@ static bool write_msr(uint32_t msr, uint64_t v)
 {
     switch (msr) {
     case MSR_FS_BASE:
-        if (!canonical(v))
+        if (!is_canonical(v))
             return false;
         wrmsr(MSR_FS_BASE, v);
         return true;
     case MSR_GS_BASE:
-        if (!canonical(v))
+        if (!is_canonical(v))
             return false;
         wrmsr(MSR_KERNEL_GS_BASE, v);   /* becomes the active GS base at swapgs on the way out */
         return true;
     case MSR_KERNEL_GS_BASE:
-        if (!canonical(v))
+        if (!is_canonical(v))
             return false;
-        pv_dom.gs_base_user = v;
+        pv_current()->gs_base_user = v;
         return true;
     default:
         return false;
@@ -153,7 +148,7 @@ static bool port_io(struct cpu_regs *r, const uint8_t *b)
     }
     uint8_t op = b[len];
     bool imm = op >= 0xe4 && op <= 0xe7, dx = op >= 0xec && op <= 0xef;
-    if ((!imm && !dx) || pv_dom.iopl < 1)
+    if ((!imm && !dx) || pv_current()->iopl < 1)
         return false;
     if (!(op & 1))
         size = 1;
@@ -186,7 +181,7 @@ bool pv_emulate(struct cpu_regs *r)
         return true;
     }
     if (b[0] == 0xfa || b[0] == 0xfb) {  /* cli/sti: the upcall mask, if the virtual IOPL allows */
-        if (pv_dom.iopl < 1)
+        if (pv_current()->iopl < 1)
             return false;
         pv_current()->vi->evtchn_upcall_mask = b[0] == 0xfa;
         r->rip += 1;
@@ -212,8 +207,8 @@ bool pv_emulate(struct cpu_regs *r)
         switch (cr) {
         case 0: v = read_cr0(); break;
         case 2: v = pv_current()->vi->arch.cr2; break;   /* the one we last gave it */
-        case 3: v = pv_dom.cr3; break;
-        case 4: v = pv_dom.guest_cr4 ? pv_dom.guest_cr4 : read_cr4() & ~CR4_PGE_; break;
+        case 3: v = pv_current()->cr3; break;
+        case 4: v = pv_current()->guest_cr4 ? pv_current()->guest_cr4 : read_cr4() & ~CR4_PGE_; break;
         default: return false;
         }
         *gpr(r, reg) = v;
@@ -228,15 +223,15 @@ bool pv_emulate(struct cpu_regs *r)
         v = *gpr(r, reg);
         switch (cr) {
         case 0:                         /* only TS is the guest's (fpu_taskswitch) */
-            pv_dom.fpu_ts = v & CR0_TS;
-            write_cr0(pv_dom.fpu_ts ? read_cr0() | CR0_TS : read_cr0() & ~CR0_TS);
+            pv_current()->fpu_ts = v & CR0_TS;
+            write_cr0(pv_current()->fpu_ts ? read_cr0() | CR0_TS : read_cr0() & ~CR0_TS);
             break;
         case 3:                         /* a new base pointer, as MMUEXT_NEW_BASEPTR */
             if (pv_new_baseptr(v >> PAGE_SHIFT))
                 return false;
             break;
         case 4:                         /* recorded for reads; the shim's CR4 stays as it is */
-            pv_dom.guest_cr4 = v;
+            pv_current()->guest_cr4 = v;
             break;
         default:
             return false;
@@ -259,7 +254,7 @@ bool pv_emulate(struct cpu_regs *r)
     case 0x09:                          /* wbinvd: a no-op for a guest without devices, as Xen */
     case 0x06:                          /* clts: the guest's TS is virtual (fpu_taskswitch) */
         if (op == 0x06)
-            pv_dom.fpu_ts = false;
+            pv_current()->fpu_ts = false;
         len += 2;
         break;
     default:

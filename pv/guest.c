@@ -15,8 +15,8 @@ bool guest_range_ok(uint64_t va, size_t n)
 
     if (!n)
         return true;
-    if (last < va || (uint64_t)((int64_t)(va << 16) >> 16) != va ||
-        (uint64_t)((int64_t)(last << 16) >> 16) != last || (va >> 47) != (last >> 47))
+    if (last < va || !is_canonical(va) ||
+        !is_canonical(last) || (va >> 47) != (last >> 47))
         return false;
     return last < PV_HOLE_START || va >= PV_HOLE_END;
 }
@@ -50,7 +50,7 @@ bool pv_mfn_is_special(uint64_t mfn)
  * (Through a linear entry the "L1" may be a higher table: callers that care check its type.) */
 bool pv_walk_l1e(uint64_t va, uint64_t *l1, uint64_t *e)
 {
-    uint64_t mfn = pv_dom.cr3 >> PAGE_SHIFT;
+    uint64_t mfn = pv_current()->cr3 >> PAGE_SHIFT;
 
     for (unsigned shift = 39; shift > 12; shift -= 9) {
         uint64_t x = __atomic_load_n(&pt_frame(mfn)[(va >> shift) & 511], __ATOMIC_RELAXED);

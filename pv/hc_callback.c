@@ -1,6 +1,6 @@
 /*
  * hc_callback.c: __HYPERVISOR_callback_op: where the guest wants events, failsafe returns,
- * SYSCALL from its user mode and NMIs delivered. 64-bit rules, as Xen's pv/callback.c: the event
+ * SYSCALL from its user mode and NMIs delivered, per vCPU as in Xen. 64-bit rules, as Xen's pv/callback.c: the event
  * callback always runs with events masked (the flag is ignored); for the others
  * CALLBACKF_mask_events says whether entering them masks events. Only the NMI callback can be
  * unregistered. (set_callbacks is the 32-bit ABI's: refused in the table.)
@@ -9,39 +9,35 @@
 #include "hypercall.h"
 #include "xerrno.h"
 
-static bool canonical(uint64_t a)
-{
-    return (uint64_t)((int64_t)(a << 16) >> 16) == a;
-}
-
 static long do_register(const struct callback_register *c)
 {
+    struct pv_vcpu *v = pv_current();
     bool mask = c->flags & CALLBACKF_mask_events;
 
     switch (c->type) {
     case CALLBACKTYPE_event:
-        pv_dom.event_callback = c->address;
+        v->event_callback = c->address;
         return 0;
     case CALLBACKTYPE_failsafe:
-        pv_dom.failsafe_callback = c->address;
-        pv_dom.failsafe_mask_events = mask;
+        v->failsafe_callback = c->address;
+        v->failsafe_mask_events = mask;
         return 0;
     case CALLBACKTYPE_syscall:
-        pv_dom.syscall_callback = c->address;
-        pv_dom.syscall_mask_events = mask;
+        v->syscall_callback = c->address;
+        v->syscall_mask_events = mask;
         return 0;
     case CALLBACKTYPE_syscall32:
-        pv_dom.syscall32_callback = c->address;
-        pv_dom.syscall32_mask_events = mask;
+        v->syscall32_callback = c->address;
+        v->syscall32_mask_events = mask;
         return 0;
     case CALLBACKTYPE_sysenter:
-        pv_dom.sysenter_callback = c->address;
-        pv_dom.sysenter_mask_events = mask;
+        v->sysenter_callback = c->address;
+        v->sysenter_mask_events = mask;
         return 0;
     case CALLBACKTYPE_nmi:
-        if (!canonical(c->address))
+        if (!is_canonical(c->address))
             return -XEN_EINVAL;
-        pv_dom.nmi_callback = c->address;
+        v->nmi_callback = c->address;
         return 0;
     default:
         return -XEN_ENOSYS;
@@ -69,7 +65,7 @@ long hc_callback_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64
         case CALLBACKTYPE_sysenter:
             return -XEN_EINVAL;         /* they stay for good */
         case CALLBACKTYPE_nmi:
-            pv_dom.nmi_callback = 0;
+            pv_current()->nmi_callback = 0;
             return 0;
         default:
             return -XEN_ENOSYS;

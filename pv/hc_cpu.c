@@ -12,11 +12,6 @@
 
 #define CR0_TS (1ul << 3)
 
-static bool canonical(uint64_t v)
-{
-    return (uint64_t)((int64_t)(v << 16) >> 16) == v;
-}
-
 /* A data selector the guest may load into %gs without faulting us: null, or one desc.c checks. */
 static bool gs_selector_ok(uint16_t sel)
 {
@@ -27,17 +22,17 @@ long hc_set_segment_base(uint64_t which, uint64_t base, uint64_t a3, uint64_t a4
 {
     switch (which) {
     case SEGBASE_FS:
-        if (!canonical(base))
+        if (!is_canonical(base))
             return ERR(-XEN_EINVAL);
         wrmsr(MSR_FS_BASE, base);
         return 0;
     case SEGBASE_GS_USER:
-        if (!canonical(base))
+        if (!is_canonical(base))
             return ERR(-XEN_EINVAL);
-        pv_dom.gs_base_user = base;
+        pv_current()->gs_base_user = base;
         return 0;
     case SEGBASE_GS_KERNEL:
-        if (!canonical(base))
+        if (!is_canonical(base))
             return ERR(-XEN_EINVAL);
         wrmsr(MSR_KERNEL_GS_BASE, base);    /* the guest's active GS base while we run */
         return 0;
@@ -51,7 +46,7 @@ long hc_set_segment_base(uint64_t which, uint64_t base, uint64_t a3, uint64_t a4
         __asm__ volatile("movl %k0, %%gs" :: "r"((uint32_t)sel) : "memory");
         wrmsr(MSR_GS_BASE, mine);
         irq_restore(f);
-        pv_dom.gs_base_user = 0;
+        pv_current()->gs_base_user = 0;
         return 0;
     }
     default:
@@ -61,14 +56,14 @@ long hc_set_segment_base(uint64_t which, uint64_t base, uint64_t a3, uint64_t a4
 
 long hc_stack_switch(uint64_t ss, uint64_t sp, uint64_t a3, uint64_t a4, uint64_t a5)
 {
-    pv_dom.kernel_ss = ss | 3;
-    pv_dom.kernel_sp = sp;
+    pv_current()->kernel_ss = ss | 3;
+    pv_current()->kernel_sp = sp;
     return 0;
 }
 
 long hc_fpu_taskswitch(uint64_t set, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
-    pv_dom.fpu_ts = set != 0;
+    pv_current()->fpu_ts = set != 0;
     if (set)
         write_cr0(read_cr0() | CR0_TS);  /* the next FPU use raises #NM, which the guest gets */
     else

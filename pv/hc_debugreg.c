@@ -1,9 +1,10 @@
 /*
- * hc_debugreg.c: __HYPERVISOR_set_debugreg / get_debugreg. The values are kept per vCPU and read
- * back, as Linux does at boot and for ptrace; they are not loaded into the hardware yet (the
- * shim does not switch debug registers), so hardware breakpoints do not fire: a known gap.
- * Addresses must be guest addresses and DR7 may not enable what Xen refuses (I/O breakpoints,
- * general detect), as Xen checks.
+ * hc_debugreg.c: __HYPERVISOR_set_debugreg / get_debugreg. A vCPU owns its shim CPU, so its debug
+ * registers are simply the hardware's: set_debugreg checks the value as Xen does (addresses must
+ * be guest addresses; DR7 may not enable I/O breakpoints or general detect) and loads it. The
+ * shim never uses debug registers itself. A #DB then reaches the guest's handler like any trap,
+ * and DR6 is read back from the hardware. A data breakpoint the shim trips while it copies guest
+ * memory for a hypercall is remembered in the vCPU's DR6 and the copy goes on (pv_debug_in_shim).
  */
 #include "domain.h"
 #include "debug.h"
@@ -13,22 +14,44 @@
 #define DR7_GD       (1ul << 13)
 #define DR7_RW_IO    2ul
 
-static uint64_t dr[8];                  /* one vCPU today; per vCPU with SMP */
+#define DR6_DEFAULT  0xffff0ff0ull     /* the bits that read as 1 */
 
-static bool guest_va(uint64_t va)
+static uint64_t read_dr(unsigned n)
 {
-    return (uint64_t)((int64_t)(va << 16) >> 16) == va && !(va >= PV_HOLE_START && va < PV_HOLE_END);
+    uint64_t v = 0;
+
+    switch (n) {
+    case 0: __asm__ volatile("mov %%db0, %0" : "=r"(v)); break;
+    case 1: __asm__ volatile("mov %%db1, %0" : "=r"(v)); break;
+    case 2: __asm__ volatile("mov %%db2, %0" : "=r"(v)); break;
+    case 3: __asm__ volatile("mov %%db3, %0" : "=r"(v)); break;
+    case 6: __asm__ volatile("mov %%db6, %0" : "=r"(v)); break;
+    case 7: __asm__ volatile("mov %%db7, %0" : "=r"(v)); break;
+    }
+    return v;
+}
+
+static void write_dr(unsigned n, uint64_t v)
+{
+    switch (n) {
+    case 0: __asm__ volatile("mov %0, %%db0" :: "r"(v)); break;
+    case 1: __asm__ volatile("mov %0, %%db1" :: "r"(v)); break;
+    case 2: __asm__ volatile("mov %0, %%db2" :: "r"(v)); break;
+    case 3: __asm__ volatile("mov %0, %%db3" :: "r"(v)); break;
+    case 6: __asm__ volatile("mov %0, %%db6" :: "r"(v)); break;
+    case 7: __asm__ volatile("mov %0, %%db7" :: "r"(v)); break;
+    }
 }
 
 long hc_set_debugreg(uint64_t reg, uint64_t value, uint64_t a3, uint64_t a4, uint64_t a5)
 {
     switch (reg) {
     case 0: case 1: case 2: case 3:
-        if (!guest_va(value))
+        if (!pv_guest_va(value))
             return ERR(-XEN_EPERM);
         break;
     case 6:
-        value = (value & 0xffffefffull) | 0xffff0ff0ull;    /* the bits that read as 1 */
+        value = (value & 0xffffefffull) | DR6_DEFAULT;
         break;
     case 7:
         if (value >> 32 || (value & DR7_GD))
@@ -40,21 +63,42 @@ long hc_set_debugreg(uint64_t reg, uint64_t value, uint64_t a3, uint64_t a4, uin
     default:
         return ERR(-XEN_EINVAL);
     }
-    dr[reg] = value;
+    pv_current()->dr[reg] = value;
+    write_dr((unsigned)reg, value);
     return 0;
+}
+
+/* Load a starting vCPU's registers (VCPUOP_initialise's, already checked) on its CPU. */
+void pv_debugreg_load(const uint64_t dr[8])
+{
+    for (unsigned i = 0; i < 8; i++)
+        if (i < 4 || i == 7)
+            hc_set_debugreg(i, dr[i], 0, 0, 0);
+}
+
+/* A #DB in the shim itself: a guest data breakpoint on memory a hypercall touched. Keep its
+ * status for the guest (it reads DR6 next) and go on. */
+bool pv_debug_in_shim(void)
+{
+    uint64_t dr6 = read_dr(6);
+
+    if (!(read_dr(7) & 0xff))
+        return false;                   /* no guest breakpoint armed: not ours to swallow */
+    write_dr(6, dr6);
+    return true;
 }
 
 long hc_get_debugreg(uint64_t reg, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
+    const uint64_t *dr = pv_current()->dr;
+
     switch (reg) {
     case 0: case 1: case 2: case 3: case 7:
         return (long)dr[reg];
-    case 6:
-        return (long)(dr[6] ? dr[6] : 0xffff0ff0ull);
-    case 4:
-        return (long)(dr[6] ? dr[6] : 0xffff0ff0ull);   /* DR4 aliases DR6 */
+    case 4: case 6:                     /* DR4 aliases DR6 */
+        return (long)(read_dr(6) | DR6_DEFAULT);
     case 5:
-        return (long)dr[7];                              /* DR5 aliases DR7 */
+        return (long)dr[7];             /* DR5 aliases DR7 */
     default:
         return ERR(-XEN_EINVAL);
     }

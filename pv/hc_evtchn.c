@@ -4,7 +4,8 @@
  * (alloc_unbound, bind_interdomain) are forwarded to L0 and the table maps guest port <-> L0 port,
  * so that an event from L0 raises the right guest port (upcall.c). The console port is the shim's
  * end (send drains the ring); the store port forwards to L0's store port when there is one.
- * Table changes run with interrupts off: a timer or L0 event may raise a port meanwhile.
+ * Table changes hold ev_lock with interrupts off: another vCPU may bind or close meanwhile, and a
+ * timer or L0 event may raise a port on this CPU.
  */
 #include "domain.h"
 #include "evtchn.h"         /* hvm-lite: the shim's L0 port dispatcher */
@@ -14,6 +15,8 @@
 #include "xerrno.h"
 
 int pv_evtchn_route_l0(unsigned port, uint32_t l0_port);   /* upcall.c */
+
+static spinlock_t ev_lock = SPINLOCK_INIT;
 
 static long send(unsigned port)
 {
@@ -41,7 +44,7 @@ static long send(unsigned port)
 static long close_port(unsigned port)
 {
     struct ev_port was;
-    uint64_t f = irq_save();
+    uint64_t f = spin_lock_irqsave(&ev_lock);
     int rc = ev_close(&pv_dom.ev, port, &was);
 
     if (rc == 0) {
@@ -52,7 +55,7 @@ static long close_port(unsigned port)
         if (was.l0_port)
             evtchn_unregister(was.l0_port);
     }
-    irq_restore(f);
+    spin_unlock_irqrestore(&ev_lock, f);
     if (rc == 0 && was.l0_port && was.special != EV_STORE && l0->evtchn_close)
         l0->evtchn_close(was.l0_port);  /* the store's L0 port is the shim's to keep */
     return rc;
@@ -61,7 +64,7 @@ static long close_port(unsigned port)
 /* A port bound at L0: take a guest port for it and route its events; undo at L0 if that fails. */
 static long bind_l0(enum ev_state state, uint16_t rdom, uint32_t rport, uint32_t l0_port)
 {
-    uint64_t f = irq_save();
+    uint64_t f = spin_lock_irqsave(&ev_lock);
     int p = ev_alloc(&pv_dom.ev, state);
 
     if (p > 0) {
@@ -74,7 +77,7 @@ static long bind_l0(enum ev_state state, uint16_t rdom, uint32_t rport, uint32_t
             p = -XEN_EBUSY;
         }
     }
-    irq_restore(f);
+    spin_unlock_irqrestore(&ev_lock, f);
     if (p < 0 && l0->evtchn_close)
         l0->evtchn_close(l0_port);
     return p;
@@ -169,9 +172,9 @@ long hc_event_channel_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, u
     }
     case EVTCHNOP_bind_virq: {
         ARG(struct evtchn_bind_virq, b);
-        uint64_t f = irq_save();
+        uint64_t f = spin_lock_irqsave(&ev_lock);
         rc = ev_bind_virq(&pv_dom.ev, b.virq, b.vcpu);
-        irq_restore(f);
+        spin_unlock_irqrestore(&ev_lock, f);
         if (rc < 0)
             return rc;
         if (b.virq == VIRQ_TIMER)
@@ -181,9 +184,9 @@ long hc_event_channel_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, u
     }
     case EVTCHNOP_bind_ipi: {
         ARG(struct evtchn_bind_ipi, b);
-        uint64_t f = irq_save();
+        uint64_t f = spin_lock_irqsave(&ev_lock);
         rc = ev_bind_ipi(&pv_dom.ev, b.vcpu);
-        irq_restore(f);
+        spin_unlock_irqrestore(&ev_lock, f);
         if (rc < 0)
             return rc;
         b.port = (evtchn_port_t)rc;
@@ -225,9 +228,9 @@ long hc_event_channel_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, u
     }
     case EVTCHNOP_bind_vcpu: {
         ARG(struct evtchn_bind_vcpu, b);
-        uint64_t f = irq_save();
+        uint64_t f = spin_lock_irqsave(&ev_lock);
         rc = ev_bind_vcpu(&pv_dom.ev, b.port, b.vcpu);
-        irq_restore(f);
+        spin_unlock_irqrestore(&ev_lock, f);
         return rc;
     }
     case EVTCHNOP_unmask: {
@@ -236,8 +239,10 @@ long hc_event_channel_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, u
         if (u.port >= EV_NR_PORTS)
             return -XEN_EINVAL;
         /* a free port is unmasked too (Xen checks only the range); its notify vCPU is 0 */
-        ev_2l_unmask(pv_dom.shared, pv_dom.vcpu[e ? e->vcpu : 0].vi, u.port);
-        return 0;                       /* delivered on the way back (pv_syscall) */
+        struct pv_vcpu *v = &pv_dom.vcpu[e ? e->vcpu : 0];
+        if (ev_2l_unmask(pv_dom.shared, v->vi, u.port))
+            pv_vcpu_kick(v);            /* another vCPU's; ours takes it on the way back */
+        return 0;
     }
     case EVTCHNOP_reset: {
         ARG(struct evtchn_reset, r);

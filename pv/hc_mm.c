@@ -45,7 +45,7 @@ long hc_update_va_mapping(uint64_t va, uint64_t val, uint64_t flags, uint64_t a4
     uint64_t l1;
     int rc;
 
-    if ((uint64_t)((int64_t)(va << 16) >> 16) != va || (va >= PV_HOLE_START && va < PV_HOLE_END))
+    if (!pv_guest_va(va))
         return ERR(-XEN_EINVAL);
     spin_lock(&pv_dom.mmu_lock);
     l1 = l1_of(va);

@@ -134,14 +134,14 @@ static int set_baseptr(uint64_t mfn, uint64_t *slot, bool may_clear)
 /* The guest kernel's new L4 (MMUEXT_NEW_BASEPTR, or a CR3 write): loaded at once. */
 int pv_new_baseptr(uint64_t mfn)
 {
-    uint64_t cur = pv_dom.cr3 >> PAGE_SHIFT;
+    uint64_t cur = pv_current()->cr3 >> PAGE_SHIFT;
     int rc = set_baseptr(mfn, &cur, false);
 
     if (rc)
         return rc;
-    pv_dom.cr3 = cur << PAGE_SHIFT;
-    if (!pv_dom.user_mode)
-        write_cr3(pv_dom.cr3);
+    pv_current()->cr3 = cur << PAGE_SHIFT;
+    if (!pv_current()->user_mode)
+        write_cr3(pv_current()->cr3);
     pv_ldt_drop();                      /* the LDT is a virtual range: remapped from the new tables */
     return 0;
 }
@@ -162,7 +162,7 @@ static int mmuext_one(const struct mmuext_op *op)
     case MMUEXT_NEW_BASEPTR:
         return pv_new_baseptr(op->arg1.mfn);
     case MMUEXT_NEW_USER_BASEPTR:
-        return set_baseptr(op->arg1.mfn, &pv_dom.cr3_user_mfn, true);
+        return set_baseptr(op->arg1.mfn, &pv_current()->cr3_user_mfn, true);
     case MMUEXT_TLB_FLUSH_LOCAL:
         flush_tlb(FLUSH_CPU(this_cpu()->id), 0, FLUSH_ALL);
         return 0;

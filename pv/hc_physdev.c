@@ -19,7 +19,7 @@ long hc_physdev_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_
             return ERR(-XEN_EFAULT);
         if (s.iopl > 3)
             return ERR(-XEN_EINVAL);
-        pv_dom.iopl = s.iopl;
+        pv_current()->iopl = s.iopl;
         return 0;
     }
     case PHYSDEVOP_set_iobitmap: {
@@ -28,8 +28,8 @@ long hc_physdev_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_
             return ERR(-XEN_EFAULT);
         if (s.nr_ports > 65536)
             return ERR(-XEN_EINVAL);
-        pv_dom.iobmp = (uint64_t)s.bitmap.p;
-        pv_dom.iobmp_ports = s.nr_ports;
+        pv_current()->iobmp = (uint64_t)s.bitmap.p;
+        pv_current()->iobmp_ports = s.nr_ports;
         return 0;
     }
     case PHYSDEVOP_manage_pci_add:

@@ -1,7 +1,7 @@
 /*
  * hc_sched.c: __HYPERVISOR_sched_op. The guest's vCPU owns its shim CPU, so yield only refreshes
- * the clock and block/poll halt the CPU (sti; hlt) until an interrupt (a timer, an L0 event)
- * makes what they wait for true. Block enables event delivery first, as Xen's does. Shutdown
+ * the clock and block/poll halt the CPU (sti; hlt) until an interrupt (a timer, an L0 event, a
+ * kick from another vCPU's CPU) makes what they wait for true, or the vCPU is taken down. Block enables event delivery first, as Xen's does. Shutdown
  * passes its reason to L0 unchanged.
  */
 #include "domain.h"
@@ -37,12 +37,14 @@ void pv_shutdown(unsigned reason)
 static void halt_until(struct pv_vcpu *v, bool (*done)(struct pv_vcpu *, const void *), const void *arg)
 {
     pv_runstate_set(v, RUNSTATE_blocked);
+    __atomic_store_n(&v->blocked, true, __ATOMIC_SEQ_CST);     /* before the checks: see upcall.c */
     for (;;) {
         cli();
-        if (done(v, arg))
+        if (done(v, arg) || READ_ONCE(v->down))
             break;
         sti_hlt();                      /* sti's shadow: no wakeup is lost between check and hlt */
     }
+    __atomic_store_n(&v->blocked, false, __ATOMIC_RELEASE);
     sti();
     pv_runstate_set(v, RUNSTATE_running);
     pv_time_update();

@@ -1,14 +1,15 @@
-/* hc_traps.c: __HYPERVISOR_set_trap_table: the guest's exception handlers (its virtual IDT). */
+/* hc_traps.c: __HYPERVISOR_set_trap_table: the guest's exception handlers (its virtual IDT), per vCPU. */
 #include "domain.h"
 #include "hypercall.h"
 #include "xerrno.h"
 
 long hc_set_trap_table(uint64_t arg, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
+    struct pv_trap *traps = pv_current()->traps;
     struct trap_info t;
 
     if (!arg) {
-        memset(pv_dom.traps, 0, sizeof(pv_dom.traps));
+        memset(traps, 0, 256 * sizeof(*traps));
         return 0;
     }
     for (unsigned i = 0; i <= 256; i++, arg += sizeof(t)) {
@@ -16,13 +17,12 @@ long hc_set_trap_table(uint64_t arg, uint64_t a2, uint64_t a3, uint64_t a4, uint
             return -XEN_EFAULT;
         if (!t.address)
             return 0;
-        if ((uint64_t)((int64_t)(t.address << 16) >> 16) != t.address ||
-            (t.address >= PV_HOLE_START && t.address < PV_HOLE_END))
+        if (!pv_guest_va(t.address))
             return -XEN_EINVAL;
         /* as Xen: any selector, RPL raised to the guest kernel's (3); bounce() checks it can be
          * loaded (Linux gives its own __KERNEL_CS, from the GDT it loads with set_gdt) */
         uint16_t cs = (t.cs & 3) ? t.cs : t.cs | 3;
-        pv_dom.traps[t.vector] = (struct pv_trap){ t.address, cs, t.flags };
+        traps[t.vector] = (struct pv_trap){ t.address, cs, t.flags };
     }
     return -XEN_E2BIG;                  /* no terminating entry within 256 */
 }

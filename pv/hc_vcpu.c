@@ -1,7 +1,6 @@
 /*
- * hc_vcpu.c: __HYPERVISOR_vcpu_op and __HYPERVISOR_set_timer_op. One vCPU for now: a vCPU number
- * the guest does not have is -ENOENT, as Xen; vCPU 0 is initialised and up, so initialise is
- * -EEXIST and up does nothing; downing the last vCPU powers the guest off (Xen's rule).
+ * hc_vcpu.c: __HYPERVISOR_vcpu_op and __HYPERVISOR_set_timer_op. A vCPU number the guest does
+ * not have is -ENOENT, as Xen; initialise, up, down and is_up are vcpu.c's.
  * register_vcpu_info moves the vCPU's vcpu_info into a guest frame, which it holds as WRITABLE
  * (pv/pagetype.h) so that it can never become a page table behind the shim's back.
  */
@@ -72,13 +71,13 @@ long hc_vcpu_op(uint64_t cmd, uint64_t vcpuid, uint64_t arg, uint64_t a4, uint64
     pr_debug("vcpu_op %lu on vCPU %lu\n", cmd, vcpuid);
     switch (cmd) {
     case VCPUOP_initialise:
-        return -XEN_EEXIST;             /* every vCPU we have is running */
+        return pv_vcpu_initialise(v, arg);
     case VCPUOP_up:
-        return 0;
+        return pv_vcpu_up(v);
     case VCPUOP_down:
-        pv_shutdown(SHUTDOWN_poweroff); /* the last vCPU going down: Xen powers the domain off */
+        return pv_vcpu_down(v);
     case VCPUOP_is_up:
-        return 1;
+        return pv_vcpu_is_up(v);
     case VCPUOP_get_runstate_info: {
         struct vcpu_runstate_info ri;
         pv_runstate_get(v, &ri);

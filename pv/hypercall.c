@@ -33,7 +33,7 @@ static const struct hc_entry table[64] = {
     H(fpu_taskswitch, hc_fpu_taskswitch),
     R(sched_op_compat, -XEN_ENOSYS),        /* obsolete */
     R(platform_op, -XEN_EPERM),             /* dom0 only */
-    H(set_debugreg, hc_set_debugreg),       /* kept, not loaded into the hardware yet */
+    H(set_debugreg, hc_set_debugreg),       /* the vCPU's CPU's own registers */
     H(get_debugreg, hc_get_debugreg),
     H(update_descriptor, hc_update_descriptor),
     H(memory_op, hc_memory_op),

@@ -13,7 +13,6 @@
 #include "config.h"
 #include "x86.h"
 
-#define RFLAGS_GUEST 0x254fd5ul         /* CF PF AF ZF SF TF DF OF NT RF AC ID: what the guest may set */
 
 void pv_iret(struct cpu_regs *r)
 {
@@ -21,7 +20,7 @@ void pv_iret(struct cpu_regs *r)
 
     if (copy_from_guest(&f, r->rsp, sizeof(f)))
         pv_crash(r, "iret: its frame at %#lx cannot be read", r->rsp);
-    if ((uint64_t)((int64_t)(f.rip << 16) >> 16) != f.rip)
+    if (!is_canonical(f.rip))
         pv_crash(r, "iret to a non-canonical address %#lx", f.rip);
     uint16_t cs = (uint16_t)f.cs;       /* bits 32-39 of a bounce frame's cs: the saved upcall mask */
     if ((cs & 3) == 3 && !pv_to_user_mode())
@@ -31,7 +30,7 @@ void pv_iret(struct cpu_regs *r)
         pv_crash(r, "iret with selectors cs %#x ss %#x, which the guest cannot load", cs, ss);
     r->rip = f.rip;
     r->cs = cs | 3;
-    r->rflags = (f.rflags & RFLAGS_GUEST) | RFLAGS_IF | 2;
+    r->rflags = (f.rflags & PV_RFLAGS_GUEST) | RFLAGS_IF | 2;
     r->rsp = f.rsp;
     r->ss = ss;
     if (!(f.flags & VGCF_in_syscall)) {

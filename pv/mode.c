@@ -9,32 +9,36 @@
 #include "x86.h"
 
 /* While the shim runs, the guest's active GS base sits in MSR_KERNEL_GS_BASE (our swapgs at
- * entry); the inactive one is kept in pv_dom.gs_base_user. Switching modes exchanges them. */
-static void swap_gs(void)
+ * entry); the inactive one is kept in pv_current()->gs_base_user. Switching modes exchanges them. */
+static void swap_gs(struct pv_vcpu *v)
 {
     uint64_t active = rdmsr(MSR_KERNEL_GS_BASE);
 
-    wrmsr(MSR_KERNEL_GS_BASE, pv_dom.gs_base_user);
-    pv_dom.gs_base_user = active;
+    wrmsr(MSR_KERNEL_GS_BASE, v->gs_base_user);
+    v->gs_base_user = active;
 }
 
 void pv_to_kernel_mode(void)
 {
-    if (!pv_dom.user_mode)
+    struct pv_vcpu *v = pv_current();
+
+    if (!v->user_mode)
         return;
-    swap_gs();
-    write_cr3(pv_dom.cr3);
-    pv_dom.user_mode = false;
+    swap_gs(v);
+    write_cr3(v->cr3);
+    v->user_mode = false;
 }
 
 bool pv_to_user_mode(void)
 {
-    if (!pv_dom.cr3_user_mfn)
+    struct pv_vcpu *v = pv_current();
+
+    if (!v->cr3_user_mfn)
         return false;
-    if (pv_dom.user_mode)
+    if (v->user_mode)
         return true;
-    swap_gs();
-    write_cr3(pv_dom.cr3_user_mfn << PAGE_SHIFT);
-    pv_dom.user_mode = true;
+    swap_gs(v);
+    write_cr3(v->cr3_user_mfn << PAGE_SHIFT);
+    v->user_mode = true;
     return true;
 }

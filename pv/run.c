@@ -2,6 +2,7 @@
 #include "domain.h"
 #include "config.h"
 #include "console.h"
+#include "debug.h"
 #include "cpu.h"
 #include "hypercall.h"
 #include "time.h"
@@ -21,7 +22,7 @@ void pv_syscall(struct cpu_regs *r)
 {
     sti();
     /* from guest kernel mode a SYSCALL is a hypercall; from user mode, the kernel's system call */
-    if (pv_dom.user_mode)
+    if (pv_current()->user_mode)
         pv_syscall_from_user(r);
     else if (r->rax == __HYPERVISOR_iret)
         pv_iret(r);                     /* it replaces the whole frame: not an ordinary call */
@@ -62,11 +63,12 @@ void pv_time_update(void)
     }
 }
 
-void pv_enter(void)
+/* On v's own CPU: the entry points and stack for ring 3, then into the guest at r. */
+void pv_vcpu_enter(struct pv_vcpu *v, struct cpu_regs *r)
 {
     struct cpu *c = this_cpu();
-    struct cpu_regs *r = (struct cpu_regs *)(c->stack.top - sizeof(*r));
 
+    ASSERT(v == pv_current());
     /* entries from ring 3 (interrupts, exceptions, SYSCALL) start at the top of this stack */
     c->entry_sp = c->stack.top;
     c->tss.rsp[0] = c->stack.top;
@@ -75,6 +77,20 @@ void pv_enter(void)
     wrmsr(MSR_CSTAR, (uintptr_t)pv_syscall_entry_compat);
     wrmsr(MSR_SFMASK, SFMASK_BITS);
     wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
+    cli();
+    write_cr3(v->user_mode ? v->cr3_user_mfn << PAGE_SHIFT : v->cr3);
+    pv_resume(r);
+}
+
+/* The frame the first entry of a vCPU returns through: the top of its CPU's stack. */
+struct cpu_regs *pv_entry_frame(void)
+{
+    return (struct cpu_regs *)(this_cpu()->stack.top - sizeof(struct cpu_regs));
+}
+
+static void enter_first(void *unused)
+{
+    struct cpu_regs *r = pv_entry_frame();
 
     cli();
     memset(r, 0, sizeof(*r));
@@ -85,6 +101,12 @@ void pv_enter(void)
     r->ss = SEL_RING3_DS;
     r->rflags = RFLAGS_IF | 2;
     pr_info("guest: entering at %#lx (rsp %#lx, start_info %#lx)\n", r->rip, r->rsp, r->rsi);
-    write_cr3(pv_dom.cr3);
-    pv_resume(r);
+    pv_vcpu_enter(pv_current(), r);
+}
+
+/* vCPU 0, from the builder. The frame sits at the stack's top, where our callers' frames are:
+ * what runs from here on runs below it. */
+void pv_enter(void)
+{
+    call_on_stack((uintptr_t)pv_entry_frame(), enter_first, NULL);
 }

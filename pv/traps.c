@@ -32,10 +32,10 @@ void pv_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t erro
     struct vcpu_info *vi = pv_current()->vi;
     uint64_t frame[8], n = 0;
     uint8_t mask = vi->evtchn_upcall_mask;
-    bool from_user = pv_dom.user_mode;
+    bool from_user = pv_current()->user_mode;
     /* from user mode: the kernel's stack and page tables, and the user's CS (RPL 3) in the frame;
      * from kernel mode: its own stack, and CS with RPL 0, as Xen */
-    uint64_t stack = from_user ? pv_dom.kernel_sp : r->rsp;
+    uint64_t stack = from_user ? pv_current()->kernel_sp : r->rsp;
 
     frame[n++] = r->rcx;
     frame[n++] = r->r11;
@@ -51,13 +51,13 @@ void pv_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t erro
     pr_debug("bounce: vector %lu at %#lx to %#lx\n", r->vector, r->rip, addr);
     if (copy_to_guest(sp, frame, n * 8))
         pv_crash(r, "%s at %#lx, and its bounce frame cannot be written at %#lx",
-                 addr == pv_dom.event_callback ? "an event" : r->vector < 32 ? names[r->vector] : "a syscall",
+                 addr == pv_current()->event_callback ? "an event" : r->vector < 32 ? names[r->vector] : "a syscall",
                  r->rip, sp);
     if (mask_events)
         vi->evtchn_upcall_mask = 1;
     r->rsp = sp;
     r->rip = addr;
-    uint16_t cs = pv_dom.kernel_cs;     /* the trap table's selector when loadable, else the flat one */
+    uint16_t cs = pv_current()->kernel_cs;     /* the trap table's selector when loadable, else the flat one */
     r->cs = cs && pv_selector_ok(cs, true) ? cs : SEL_RING3_CS64;
     r->ss = SEL_RING3_DS;
     r->rflags = (r->rflags & ~(RFLAGS_TF | RFLAGS_NT | RFLAGS_RF)) | RFLAGS_IF;
@@ -67,7 +67,7 @@ void pv_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t erro
 static bool trap(struct cpu_regs *r, uint64_t cr2)
 {
     unsigned v = (unsigned)r->vector;
-    bool kernel = !pv_dom.user_mode;
+    bool kernel = !pv_current()->user_mode;
 
     /* privileged instructions and page-table writes are the guest kernel's only */
     if (kernel && ((v == 13 && !r->error_code) || v == 6) && pv_emulate(r))
@@ -80,23 +80,28 @@ static bool trap(struct cpu_regs *r, uint64_t cr2)
         if (kernel)
             r->error_code &= ~4ul;      /* the guest kernel sees its faults as supervisor ones, as on Xen */
     }
-    if (v == 7 && pv_dom.fpu_ts) {
+    if (v == 7 && pv_current()->fpu_ts) {
         write_cr0(read_cr0() & ~(1ul << 3));   /* as Xen: #NM clears the virtual TS as it is delivered */
-        pv_dom.fpu_ts = false;
+        pv_current()->fpu_ts = false;
     }
-    if (v == 8 || v == 18 || !pv_dom.traps[v].address)
+    if (v == 8 || v == 18 || !pv_current()->traps[v].address)
         pv_crash(r, "%s (error code %#lx) at %#lx with no guest handler", names[v & 31], r->error_code, r->rip);
-    const struct pv_trap *t = &pv_dom.traps[v];
+    const struct pv_trap *t = &pv_current()->traps[v];
     if (t->cs)
-        pv_dom.kernel_cs = t->cs;
+        pv_current()->kernel_cs = t->cs;
     pv_bounce(r, t->address, t->flags & TI_MASK_EVENTS, has_error_code(v) ? (int64_t)r->error_code : -1);
     return true;
 }
 
 bool pv_trap(struct cpu_regs *r, uint64_t cr2)
 {
+    /* Interrupts on while the exception is handled, as in Xen: another CPU that holds the MMU
+     * lock may be waiting for this one to take its TLB-flush IPI. */
+    bool irq = r->vector != 8 && r->vector != 18;
+    if (irq)
+        sti();
     bool handled = trap(r, cr2);
-
+    cli();
     pv_upcall_check(r);                 /* as Xen: pending, unmasked events go first */
     return handled;
 }
@@ -105,7 +110,7 @@ bool pv_trap(struct cpu_regs *r, uint64_t cr2)
  * Xen gives: [rcx, r11, rip, cs, rflags, rsp, ss] (rip = rcx, rflags = r11 from the SYSCALL). */
 void pv_syscall_from_user(struct cpu_regs *r)
 {
-    if (!pv_dom.syscall_callback)
+    if (!pv_current()->syscall_callback)
         pv_crash(r, "SYSCALL from guest user mode at %#lx, and no syscall callback", r->rip);
-    pv_bounce(r, pv_dom.syscall_callback, pv_dom.syscall_mask_events, -1);
+    pv_bounce(r, pv_current()->syscall_callback, pv_current()->syscall_mask_events, -1);
 }

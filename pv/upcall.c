@@ -20,14 +20,17 @@ void pv_upcall_check(struct cpu_regs *r)
     struct pv_vcpu *v = pv_current();
     struct vcpu_info *vi = v->vi;
 
-    if (!(r->cs & 3) || !vi || !pv_dom.event_callback)
-        return;                         /* not back to the guest, or nowhere to deliver */
+    if (!(r->cs & 3))
+        return;                         /* not back to the guest */
+    pv_vcpu_park(v);                    /* VCPUOP_down: not until the next up */
+    if (!vi || !v->event_callback)
+        return;                         /* nowhere to deliver */
     if (!READ_ONCE(vi->evtchn_upcall_pending) || READ_ONCE(vi->evtchn_upcall_mask))
         return;
     pv_time_update();                   /* a timer event: the guest reads the clock next */
     pr_debug("upcall: pending %#lx mask %#lx at %#lx\n", (unsigned long)pv_dom.shared->evtchn_pending[0],
              (unsigned long)pv_dom.shared->evtchn_mask[0], r->rip);
-    pv_bounce(r, pv_dom.event_callback, true, -1);
+    pv_bounce(r, v->event_callback, true, -1);
     pv_dom.nr_upcalls++;
 }
 
@@ -40,9 +43,15 @@ void pv_evtchn_raise(unsigned port)
 {
     const struct ev_port *e = ev_get(&pv_dom.ev, port);
 
-    if (e)
-        ev_2l_set_pending(pv_dom.shared, pv_dom.vcpu[e->vcpu].vi, port);
-    /* one vCPU on this CPU: the return to it (or its SCHEDOP_block loop) sees the flag */
+    if (!e)
+        return;
+    struct pv_vcpu *v = &pv_dom.vcpu[e->vcpu];
+    bool upcall = ev_2l_set_pending(pv_dom.shared, v->vi, port);
+    /* The vCPU's own CPU sees the flag on its way back to the guest. Another CPU needs a kick if
+     * this made an upcall pending, or if its vCPU waits in block or poll (poll also ends on a
+     * masked port); the set_pending above is a locked operation, ordered before this read. */
+    if (upcall || __atomic_load_n(&v->blocked, __ATOMIC_SEQ_CST))
+        pv_vcpu_kick(v);
 }
 
 void pv_virq_raise(struct pv_vcpu *v, unsigned virq)

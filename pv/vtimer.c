@@ -57,22 +57,45 @@ void pv_timer_singleshot(struct pv_vcpu *v, uint64_t deadline)
         timer_cancel(&v->singleshot);
 }
 
-void pv_timer_periodic(struct pv_vcpu *v, uint64_t period_ns)
+/* The periodic timer as period_ns and the VIRQ binding say: armed from now, or stopped. Only
+ * on the vCPU's own CPU, where its timers live. */
+static void periodic_rearm(struct pv_vcpu *v)
 {
-    v->period_ns = period_ns;
-    if (!period_ns) {
+    if (!v->period_ns || !ev_virq_port(&pv_dom.ev, v->id, VIRQ_TIMER)) {
         timer_cancel(&v->periodic);
         return;
     }
     v->periodic_last = now_ns();
-    if (ev_virq_port(&pv_dom.ev, v->id, VIRQ_TIMER))
-        timer_set(&v->periodic, v->periodic_last + period_ns);
+    timer_set(&v->periodic, v->periodic_last + v->period_ns);
+}
+
+/* Made for another vCPU: its CPU re-arms (vcpu.c's kick, or when it starts). */
+static void changed_remotely(struct pv_vcpu *v)
+{
+    __atomic_store_n(&v->timers_changed, true, __ATOMIC_RELEASE);
+    pv_vcpu_kick(v);
+}
+
+void pv_timers_changed(struct pv_vcpu *v)
+{
+    periodic_rearm(v);
+}
+
+void pv_timer_periodic(struct pv_vcpu *v, uint64_t period_ns)
+{
+    v->period_ns = period_ns;
+    if (v != pv_current())
+        changed_remotely(v);
+    else
+        periodic_rearm(v);
 }
 
 void pv_timer_virq_bound(struct pv_vcpu *v)
 {
-    if (v->period_ns && !v->periodic.queued)
-        pv_timer_periodic(v, v->period_ns);
+    if (v != pv_current())
+        changed_remotely(v);
+    else if (v->period_ns && !v->periodic.queued)
+        periodic_rearm(v);
 }
 
 void pv_runstate_get(const struct pv_vcpu *v, struct vcpu_runstate_info *out)

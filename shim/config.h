@@ -34,6 +34,8 @@
 #define VEC_CALL          0xf1                      /* run queued work on this CPU */
 #define VEC_PING          0xf2                      /* IPI that only counts (self-test) */
 #define VEC_EVTCHN        0xf3                      /* Xen event channel upcall */
+#define VEC_FLUSH         0xf4                      /* flush this CPU's TLB (flush.c) */
+#define VEC_KICK          0xf5                      /* the guest vCPU on this CPU has news (pv/vcpu.c) */
 #define VEC_APIC_ERROR    0xfe
 #define VEC_SPURIOUS      0xff
 

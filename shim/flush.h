@@ -16,7 +16,9 @@ struct flush_stats {
 };
 extern struct flush_stats flush_stats;
 
-/* Flush on the shim CPUs in `cpus` (a bitmap of struct cpu ids). */
+void flush_init(void);                  /* its IPI vector; on the BSP before the APs start */
+
+/* Flush on the shim CPUs in `cpus` (a bitmap of struct cpu ids); returns when all have. */
 void flush_tlb(uint64_t cpus, uint64_t va, unsigned flags);
 
 #endif

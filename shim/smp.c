@@ -3,6 +3,7 @@
 #include "apic.h"
 #include "console.h"
 #include "debug.h"
+#include "flush.h"
 #include "irq.h"
 #include "l0.h"
 #include "mm.h"
@@ -47,6 +48,7 @@ void smp_init(void)
     irq_register(VEC_CALL, call_irq);
     irq_register(VEC_PING, ping_irq);
     irq_register(VEC_APIC_ERROR, apic_error_irq);
+    flush_init();
 }
 
 void cpu_idle_loop(void)

@@ -8,6 +8,7 @@
 
 bool pv_trap(struct cpu_regs *r, uint64_t cr2);   /* pv/traps.c */
 void pv_upcall_check(struct cpu_regs *r);         /* pv/upcall.c */
+bool pv_debug_in_shim(void);                      /* pv/hc_debugreg.c */
 
 static const char *const exc_name[32] = {
     "#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow", "#BR bound range",
@@ -135,5 +136,7 @@ void do_trap(struct cpu_regs *r)
         return;                         /* the guest's: emulated, bounced to it, or it was crashed */
     if (!(r->cs & 3) && fixup_exception(r))
         return;
+    if (r->vector == 1 && !(r->cs & 3) && pv_debug_in_shim())
+        return;                         /* a guest watchpoint hit by a hypercall's copy */
     fatal_exception(r, cr2);
 }

@@ -87,6 +87,12 @@ static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }
 static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
 static inline void mb(void) { __asm__ volatile("mfence" ::: "memory"); }
 static inline bool irqs_enabled(void) { return read_rflags() & RFLAGS_IF; }
+
+/* A 48-bit canonical address: bits 63-47 all equal. */
+static inline bool is_canonical(uint64_t va)
+{
+    return (uint64_t)((int64_t)(va << 16) >> 16) == va;
+}
 static inline uint64_t irq_save(void) { uint64_t f = read_rflags(); cli(); return f; }
 static inline void irq_restore(uint64_t f) { if (f & RFLAGS_IF) sti(); }
 static inline void invlpg(uintptr_t va) { __asm__ volatile("invlpg (%0)" :: "r"(va) : "memory"); }
