@@ -116,7 +116,7 @@ void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c
     case 7:
         if (sub == 0) {
             *b &= ~((1u << 0) | (1u << 5) | (1u << 7) | (1u << 10) | (1u << 20));  /* FSGSBASE AVX2 SMEP INVPCID SMAP */
-            *c &= ~((1u << 2) | (1u << 3) | (1u << 4));        /* UMIP PKU OSPKE */
+            *c &= ~((1u << 2) | (1u << 3) | (1u << 4) | (1u << 22));  /* UMIP PKU OSPKE RDPID */
         } else {
             *a = *b = *c = *d = 0;
         }
@@ -126,7 +126,9 @@ void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c
         break;
     case 0x80000001:
         *c &= ~((1u << 2) | (1u << 3)); /* SVM, ExtApicSpace */
-        *d &= ~(1u << 26);              /* 1 GiB pages */
+        /* 1 GiB pages; RDTSCP: TSC_AUX is not the guest's to set here, and an L0 that emulates
+         * the TSC traps RDTSCP (QEMU's SVM reports it as RDTSC, and Xen then cannot complete it) */
+        *d &= ~((1u << 26) | (1u << 27));
         break;
     default:
         break;
