@@ -36,7 +36,7 @@ corpus: deps
 	@./test/corpus/build-corpus.sh
 
 run: all corpus
-	./test/run-guest --l0 xen --shim stock --guest linux --vcpus 1
+	./test/run-guest --l0 xen --shim ours --guest linux --vcpus 1
 
 unit: deps
 	@$(MAKE) --no-print-directory -C test/unit

@@ -44,6 +44,12 @@ struct l0_ops {
     unsigned (*release_frames)(const uint64_t *gfns, unsigned n);
     unsigned (*populate_frames)(const uint64_t *gfns, unsigned n);
 
+    /* Flush every TLB of every one of our vCPUs, all translations, and return when that is done
+     * (Xen's HVMOP_flush_tlbs pauses the others, drops their ASIDs, resumes them). 0 or an error;
+     * NULL: the L0 offers no such help. */
+    int (*flush_tlb)(void);
+    void (*yield)(void);                /* let L0 run another of our vCPUs on this pCPU (NULL: none) */
+
     void (*report)(void);               /* boot-report lines about the L0 */
     void (*report_counters)(void);      /* what we cost the L0 (hypercalls by op), at shutdown */
     const uint64_t *hcall_count;        /* hypercalls to L0 by number, [64] (NULL: none) */

@@ -369,6 +369,16 @@ static __noreturn void xen_shutdown(unsigned reason)
     }
 }
 
+static int xen_flush_tlb(void)
+{
+    return (int)HYPERVISOR_hvm_op(HVMOP_flush_tlbs, NULL);
+}
+
+static void xen_yield(void)
+{
+    HYPERVISOR_sched_op(SCHEDOP_yield, NULL);
+}
+
 const struct l0_ops l0_xen = {
     .name = "xen",
     .early_init = xen_early_init,
@@ -391,6 +401,8 @@ const struct l0_ops l0_xen = {
     .store_ring = xen_store_ring,
     .release_frames = xen_release_frames,
     .populate_frames = xen_populate_frames,
+    .flush_tlb = xen_flush_tlb,
+    .yield = xen_yield,
     .report = xen_report,
     .report_counters = xen_report_counters,
     .hcall_count = xen_hcall_count,

@@ -1,11 +1,20 @@
 /*
- * flush.c: TLB flushes. Every flush goes through flush_tlb(), so that the remote mechanism (IPIs
- * or the L0's assisted flush, the TLB-flush clock) can be chosen in one place.
+ * flush.c: TLB flushes. Every flush the shim makes or the guest asks for goes through
+ * flush_tlb(), so that how remote CPUs are flushed is decided in one place.
  *
- * Remote CPUs get an IPI on VEC_FLUSH and acknowledge by clearing their bit in the request; the
- * sender waits for every bit. One request is in flight at a time (flush_lock). A CPU that wants
- * the lock while another CPU waits for it to acknowledge serves its own bit as it spins, so two
- * senders, or a sender and a CPU that spins with interrupts off, never wait for each other.
+ * Remote CPUs, two ways:
+ *  - assisted: L0 flushes every vCPU of ours at once (Xen's HVMOP_flush_tlbs, probed once at
+ *    boot). It is synchronous and complete: when it returns, every other vCPU was paused and had
+ *    its ASID dropped, so no CPU can still use a translation from before the call. That is all
+ *    the shim's own correctness asks of a flush (a page table demoted to writable, a frame given
+ *    back), so no flush of ours needs to bypass it: FLUSH_NO_ASSIST is honoured but unused, and
+ *    each caller that would want it must say why. One call costs one exit, however many CPUs.
+ *  - IPIs on VEC_FLUSH: each target flushes what was asked and acknowledges by clearing its bit
+ *    in the request; the sender waits for every bit. One request is in flight at a time
+ *    (flush_lock). A CPU that wants the lock while another waits for it serves its own bit as
+ *    it spins, so two senders, or a sender and a CPU spinning with interrupts off, never wait
+ *    for each other. On an overcommitted L0 the CPU to wait for may not be running at all: after
+ *    a short spin the waiter yields its pCPU to L0.
  */
 #include "flush.h"
 #include "apic.h"
@@ -14,11 +23,15 @@
 #include "cpu.h"
 #include "debug.h"
 #include "irq.h"
+#include "l0.h"
 #include "spinlock.h"
 #include "time.h"
 #include "x86.h"
 
+#define SPINS_BEFORE_YIELD 256
+
 struct flush_stats flush_stats;
+bool flush_assisted;
 
 static spinlock_t flush_lock = SPINLOCK_INIT;
 static struct {
@@ -31,10 +44,11 @@ static void flush_local(uint64_t va, unsigned flags)
 {
     if (flags & FLUSH_ALL) {
         write_cr3(read_cr3());
-        flush_stats.local++;
+        __atomic_fetch_add(&flush_stats.local, 1, __ATOMIC_RELAXED);
     } else {
-        invlpg(va);
-        flush_stats.local_va++;
+        for (uint64_t i = 0; i < (1ull << FLUSH_ORDER_OF(flags)); i++)
+            invlpg(va + i * PAGE_SIZE);
+        __atomic_fetch_add(&flush_stats.local_va, 1, __ATOMIC_RELAXED);
     }
 }
 
@@ -59,28 +73,47 @@ void flush_init(void)
     irq_register(VEC_FLUSH, flush_irq);
 }
 
-static void flush_remote(uint64_t mask, uint64_t va, unsigned flags)
+void flush_probe(int want_assisted)
 {
+    /* one real call proves it works (an L0 may refuse: then IPIs) */
+    flush_assisted = want_assisted != 0 && l0->flush_tlb && l0->flush_tlb() == 0;
+}
+
+static void spin_wait(unsigned *spins)
+{
+    if (++*spins % SPINS_BEFORE_YIELD == 0 && l0->yield)
+        l0->yield();
+    else
+        cpu_relax();
+}
+
+static void flush_ipi(uint64_t mask, uint64_t va, unsigned flags)
+{
+    unsigned spins = 0;
+
     while (!spin_trylock(&flush_lock)) {
         serve();
-        cpu_relax();
+        spin_wait(&spins);
     }
+    uint64_t t0 = now_ns();
     req.va = va;
     req.flags = flags;
     __atomic_store_n(&req.pending, mask, __ATOMIC_RELEASE);
     for (unsigned i = 0; i < MAX_CPUS; i++)
         if (mask & FLUSH_CPU(i))
             apic_send_ipi(cpus[i]->apic_id, VEC_FLUSH);
-    flush_stats.remote++;
 
-    uint64_t warn_at = now_ns() + 1000000000ull;
+    uint64_t warn_at = t0 + 1000000000ull;
+    spins = 0;
     while (__atomic_load_n(&req.pending, __ATOMIC_ACQUIRE)) {
         if (warn_at && now_ns() > warn_at) {
             pr_warn("TLB flush: CPUs %#lx have not answered for 1 s\n", req.pending);
             warn_at = 0;
         }
-        cpu_relax();
+        spin_wait(&spins);
     }
+    __atomic_fetch_add(&flush_stats.wait_ns, now_ns() - t0, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&flush_stats.remote_ipi, 1, __ATOMIC_RELAXED);
     spin_unlock(&flush_lock);
 }
 
@@ -89,13 +122,23 @@ void flush_tlb(uint64_t mask, uint64_t va, unsigned flags)
     struct cpu *c = this_cpu();
     uint64_t others = 0;
 
+    ASSERT(flags & (FLUSH_ALL | FLUSH_VA));
     for (unsigned i = 0; i < MAX_CPUS; i++)
         if ((mask & FLUSH_CPU(i)) && i != c->id && cpus[i] && cpus[i]->online)
             others |= FLUSH_CPU(i);
-
-    ASSERT(flags & (FLUSH_ALL | FLUSH_VA));
+    if (others && flush_assisted && !(flags & FLUSH_NO_ASSIST)) {
+        uint64_t t0 = now_ns();
+        int rc = l0->flush_tlb();       /* every CPU of ours, this one included */
+        __atomic_fetch_add(&flush_stats.wait_ns, now_ns() - t0, __ATOMIC_RELAXED);
+        if (rc == 0) {
+            __atomic_fetch_add(&flush_stats.remote_assisted, 1, __ATOMIC_RELAXED);
+            return;
+        }
+        pr_warn("TLB flush: L0's assisted flush failed (%d): using IPIs from now on\n", rc);
+        flush_assisted = false;
+    }
     if (mask & FLUSH_CPU(c->id))
         flush_local(va, flags);
     if (others)
-        flush_remote(others, va, flags);
+        flush_ipi(others, va, flags);
 }

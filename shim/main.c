@@ -5,6 +5,7 @@
 #include "cmdline.h"
 #include "config.h"
 #include "console.h"
+#include "flush.h"
 #include "cpu.h"
 #include "debug.h"
 #include "domain.h"
@@ -64,6 +65,8 @@ static void boot_report(void)
     pr_info("  console: %s; loglvl %s, guest_loglvl %s; NX %s, global pages off%s\n", buf,
             log_level_name(console_loglvl), log_level_name(console_guest_loglvl), cpu_has.nx ? "on" : "off",
             opts.global_pages == 1 ? " (global-pages=1 is not implemented yet)" : "");
+    pr_info("  TLB flushes of other CPUs: %s\n", flush_assisted ? "assisted by L0 (HVMOP_flush_tlbs)" :
+            opts.assisted_flush == 0 ? "IPIs (assisted-flush=off)" : "IPIs (L0 offers no assisted flush)");
 }
 
 static void bsp_main(void *unused)
@@ -87,6 +90,7 @@ static void bsp_main(void *unused)
         panic("cannot calibrate the LAPIC timer: %d", rc);
     bsp->online = true;
     nr_cpus_online = 1;
+    flush_probe(opts.assisted_flush);
     sti();
     stats_init();
 

@@ -66,7 +66,9 @@ static void publish(uint32_t flags, unsigned reason)
     s->ipis_sent = LOAD(stats_live.ipis_sent);
     s->cr4_writes = LOAD(stats_live.cr4_writes);
     s->tlb_flush_local = LOAD(flush_stats.local) + LOAD(flush_stats.local_va);
-    s->tlb_flush_remote_ipi = LOAD(flush_stats.remote);
+    s->tlb_flush_remote_assisted = LOAD(flush_stats.remote_assisted);
+    s->tlb_flush_remote_ipi = LOAD(flush_stats.remote_ipi);
+    s->flush_wait_ns = LOAD(flush_stats.wait_ns);
     s->pt_validations = LOAD(pv_mm.nr_validations);
     s->flags = flags;
     barrier();

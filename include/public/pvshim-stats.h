@@ -84,9 +84,9 @@ struct pvshim_stats {
     uint64_t l0_hypercall[PVSHIM_STATS_NR_HC];        /* 672 by __HYPERVISOR_* number */
     uint64_t ipis_sent;                   /* 1184 IPIs the shim sent between its CPUs */
     uint64_t tlb_flush_local;             /* 1192 local TLB flushes (whole or one page) */
-    uint64_t tlb_flush_remote_assisted;   /* 1200 not yet: remote flushes done by L0 (HVMOP_flush_tlbs) */
-    uint64_t tlb_flush_remote_ipi;        /* 1208 not yet: remote flushes by IPI shootdown */
-    uint64_t flush_wait_ns;               /* 1216 not yet: time spent waiting for remote flushes */
+    uint64_t tlb_flush_remote_assisted;   /* 1200 remote flushes done by L0 (HVMOP_flush_tlbs) */
+    uint64_t tlb_flush_remote_ipi;        /* 1208 remote flushes by IPI shootdown */
+    uint64_t flush_wait_ns;               /* 1216 time spent waiting for remote flushes */
     uint64_t cr4_writes;                  /* 1224 CR4 writes by the shim (each traps to L0) */
     uint64_t pt_validations;              /* 1232 guest page tables validated */
 
