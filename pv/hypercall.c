@@ -93,7 +93,7 @@ long pv_hypercall(struct cpu_regs *r)
 
 void pv_hypercall_report(void)
 {
-    char buf[240];
+    char buf[600];
     size_t n = 0;
 
     for (unsigned i = 0; i < ARRAY_SIZE(table) && n < sizeof(buf); i++)
