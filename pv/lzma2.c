@@ -28,12 +28,17 @@ struct len_coder {
     prob_t low[POS_MAX][8], mid[POS_MAX][8], high[256];
 };
 
-struct lzma {
-    /* range decoder over in[pos, end) */
+/* The range decoder over in[pos, end). lzma_chunk keeps it in a local, which never escapes
+ * since every step below is inlined: so it stays in registers, where the stores into the
+ * output (bytes, which may alias anything) cannot force it back to memory. */
+struct rc {
     const uint8_t *in;
     size_t pos, end;
     uint32_t range, code;
     bool overrun;
+};
+
+struct lzma {
     /* output */
     uint8_t *out;
     size_t out_pos, out_cap, dict_start, chunk_end;
@@ -49,70 +54,70 @@ struct lzma {
     const char *why;
 };
 
-static uint8_t next_byte(struct lzma *z)
+static inline __attribute__((always_inline)) uint8_t next_byte(struct rc *r)
 {
-    if (z->pos >= z->end) {
-        z->overrun = true;
+    if (r->pos >= r->end) {
+        r->overrun = true;
         return 0;
     }
-    return z->in[z->pos++];
+    return r->in[r->pos++];
 }
 
-static void normalize(struct lzma *z)
+static inline __attribute__((always_inline)) void normalize(struct rc *r)
 {
-    if (z->range < (1u << 24)) {
-        z->range <<= 8;
-        z->code = (z->code << 8) | next_byte(z);
+    if (r->range < (1u << 24)) {
+        r->range <<= 8;
+        r->code = (r->code << 8) | next_byte(r);
     }
 }
 
-static unsigned bit(struct lzma *z, prob_t *p)
+static inline __attribute__((always_inline)) unsigned bit(struct rc *r, prob_t *p)
 {
-    normalize(z);
-    uint32_t bound = (z->range >> PROB_BITS) * *p;
-    if (z->code < bound) {
-        z->range = bound;
+    normalize(r);
+    uint32_t bound = (r->range >> PROB_BITS) * *p;
+    if (r->code < bound) {
+        r->range = bound;
         *p += ((1u << PROB_BITS) - *p) >> MOVE_BITS;
         return 0;
     }
-    z->range -= bound;
-    z->code -= bound;
+    r->range -= bound;
+    r->code -= bound;
     *p -= *p >> MOVE_BITS;
     return 1;
 }
 
-static uint32_t direct_bits(struct lzma *z, unsigned n)
+static inline __attribute__((always_inline)) uint32_t direct_bits(struct rc *r, unsigned n)
 {
     uint32_t v = 0;
 
     while (n--) {
-        normalize(z);
-        z->range >>= 1;
-        uint32_t b = z->code >= z->range;
+        normalize(r);
+        r->range >>= 1;
+        uint32_t b = r->code >= r->range;
         if (b)
-            z->code -= z->range;
+            r->code -= r->range;
         v = (v << 1) | b;
     }
     return v;
 }
 
 /* n-bit symbol, most significant bit first, probabilities p[1 .. 2^n - 1] */
-static uint32_t tree(struct lzma *z, prob_t *p, unsigned n)
+static inline __attribute__((always_inline)) uint32_t tree(struct rc *r, prob_t *p, unsigned n)
 {
     uint32_t m = 1;
 
     for (unsigned i = 0; i < n; i++)
-        m = (m << 1) | bit(z, &p[m]);
+        m = (m << 1) | bit(r, &p[m]);
     return m - (1u << n);
 }
 
 /* n-bit symbol, least significant bit first, probabilities p[0 .. 2^n - 2] */
-static uint32_t reverse_tree(struct lzma *z, prob_t *p, unsigned n)
+static inline __attribute__((always_inline)) uint32_t reverse_tree(struct rc *r, prob_t *p, unsigned n)
 {
     uint32_t m = 1, v = 0;
 
     for (unsigned i = 0; i < n; i++) {
-        unsigned b = bit(z, &p[m - 1]);
+        unsigned b = bit(r, &p[m - 1]);
         m = (m << 1) | b;
         v |= (uint32_t)b << i;
     }
@@ -139,13 +144,13 @@ static void reset_state(struct lzma *z)
     memset(z->rep, 0, sizeof(z->rep));
 }
 
-static uint32_t decode_len(struct lzma *z, struct len_coder *l, unsigned ps)
+static inline __attribute__((always_inline)) uint32_t decode_len(struct rc *r, struct len_coder *l, unsigned ps)
 {
-    if (!bit(z, &l->choice))
-        return tree(z, l->low[ps], 3);
-    if (!bit(z, &l->choice2))
-        return 8 + tree(z, l->mid[ps], 3);
-    return 16 + tree(z, l->high, 8);
+    if (!bit(r, &l->choice))
+        return tree(r, l->low[ps], 3);
+    if (!bit(r, &l->choice2))
+        return 8 + tree(r, l->mid[ps], 3);
+    return 16 + tree(r, l->high, 8);
 }
 
 static int fail(struct lzma *z, int err, const char *why)
@@ -154,7 +159,7 @@ static int fail(struct lzma *z, int err, const char *why)
     return ERR(err);
 }
 
-static int literal(struct lzma *z)
+static inline __attribute__((always_inline)) int literal(struct lzma *z, struct rc *r)
 {
     uint8_t prev = z->out_pos > z->dict_start ? z->out[z->out_pos - 1] : 0;
     prob_t *p = &z->literal[LIT_CODER_SIZE * ((((z->out_pos - z->dict_start) & ((1u << z->lp) - 1)) << z->lc) +
@@ -168,14 +173,14 @@ static int literal(struct lzma *z)
         while (sym < 0x100) {
             uint32_t mbit = (match >> 7) & 1;
             match <<= 1;
-            uint32_t b = bit(z, &p[0x100 + (mbit << 8) + sym]);
+            uint32_t b = bit(r, &p[0x100 + (mbit << 8) + sym]);
             sym = (sym << 1) | b;
             if (b != mbit)
                 break;
         }
     }
     while (sym < 0x100)
-        sym = (sym << 1) | bit(z, &p[sym]);
+        sym = (sym << 1) | bit(r, &p[sym]);
     if (z->out_pos >= z->chunk_end)
         return fail(z, -XEN_EINVAL, "lzma: chunk data longer than its header says");
     z->out[z->out_pos++] = (uint8_t)sym;
@@ -183,18 +188,18 @@ static int literal(struct lzma *z)
     return 0;
 }
 
-static uint32_t distance(struct lzma *z, uint32_t len)
+static inline __attribute__((always_inline)) uint32_t distance(struct lzma *z, struct rc *r, uint32_t len)
 {
-    uint32_t slot = tree(z, z->pos_slot[len < 4 ? len : 3], 6);
+    uint32_t slot = tree(r, z->pos_slot[len < 4 ? len : 3], 6);
 
     if (slot < 4)
         return slot;
     unsigned nbits = (slot >> 1) - 1;
     uint32_t d = (2 | (slot & 1)) << nbits;
     if (slot < END_POS_MODEL)
-        return d + reverse_tree(z, z->spec + d - slot, nbits);
-    d += direct_bits(z, nbits - ALIGN_BITS) << ALIGN_BITS;
-    return d + reverse_tree(z, z->align, ALIGN_BITS);
+        return d + reverse_tree(r, z->spec + d - slot, nbits);
+    d += direct_bits(r, nbits - ALIGN_BITS) << ALIGN_BITS;
+    return d + reverse_tree(r, z->align, ALIGN_BITS);
 }
 
 static int copy_match(struct lzma *z, uint32_t len)
@@ -205,39 +210,42 @@ static int copy_match(struct lzma *z, uint32_t len)
         return fail(z, -XEN_EINVAL, "lzma: match distance before the dictionary");
     if (len > z->chunk_end - z->out_pos)
         return fail(z, -XEN_EINVAL, "lzma: chunk data longer than its header says");
-    for (uint32_t i = 0; i < len; i++, z->out_pos++)
-        z->out[z->out_pos] = z->out[z->out_pos - dist];
+    uint8_t *o = z->out + z->out_pos;  /* locals: the byte stores may alias z */
+    for (uint32_t i = 0; i < len; i++)
+        o[i] = o[i - dist];
+    z->out_pos += len;
     return 0;
 }
 
 /* One LZMA chunk: decode until chunk_end bytes of output. */
-static int lzma_chunk(struct lzma *z)
+static int lzma_chunk(struct lzma *z, const struct rc *start)
 {
     unsigned pmask = (1u << z->pb) - 1;
+    struct rc rc_local = *start, *r = &rc_local;
 
-    while (z->out_pos < z->chunk_end && !z->overrun) {
+    while (z->out_pos < z->chunk_end && !r->overrun) {
         unsigned ps = (unsigned)(z->out_pos - z->dict_start) & pmask;
         int rc;
-        if (!bit(z, &z->is_match[z->state][ps])) {
-            if ((rc = literal(z)))
+        if (!bit(r, &z->is_match[z->state][ps])) {
+            if ((rc = literal(z, r)))
                 return rc;
             continue;
         }
         uint32_t len;
-        if (!bit(z, &z->is_rep[z->state])) {
+        if (!bit(r, &z->is_rep[z->state])) {
             z->rep[3] = z->rep[2];
             z->rep[2] = z->rep[1];
             z->rep[1] = z->rep[0];
-            len = decode_len(z, &z->len, ps);
+            len = decode_len(r, &z->len, ps);
             z->state = z->state < LIT_STATES ? 7 : 10;
-            z->rep[0] = distance(z, len);
+            z->rep[0] = distance(z, r, len);
             if (z->rep[0] == 0xffffffffu)
                 return fail(z, -XEN_EINVAL, "lzma: end marker inside an LZMA2 chunk");
         } else {
             if (z->out_pos == z->dict_start)
                 return fail(z, -XEN_EINVAL, "lzma: repeated match with an empty dictionary");
-            if (!bit(z, &z->is_rep0[z->state])) {
-                if (!bit(z, &z->is_rep0_long[z->state][ps])) {
+            if (!bit(r, &z->is_rep0[z->state])) {
+                if (!bit(r, &z->is_rep0_long[z->state][ps])) {
                     z->state = z->state < LIT_STATES ? 9 : 11;
                     if ((rc = copy_match(z, 1)))
                         return rc;
@@ -245,10 +253,10 @@ static int lzma_chunk(struct lzma *z)
                 }
             } else {
                 uint32_t d;
-                if (!bit(z, &z->is_rep1[z->state])) {
+                if (!bit(r, &z->is_rep1[z->state])) {
                     d = z->rep[1];
                 } else {
-                    if (!bit(z, &z->is_rep2[z->state])) {
+                    if (!bit(r, &z->is_rep2[z->state])) {
                         d = z->rep[2];
                     } else {
                         d = z->rep[3];
@@ -259,13 +267,13 @@ static int lzma_chunk(struct lzma *z)
                 z->rep[1] = z->rep[0];
                 z->rep[0] = d;
             }
-            len = decode_len(z, &z->rep_len, ps);
+            len = decode_len(r, &z->rep_len, ps);
             z->state = z->state < LIT_STATES ? 8 : 11;
         }
         if ((rc = copy_match(z, len + 2)))
             return rc;
     }
-    if (z->overrun)
+    if (r->overrun)
         return fail(z, -XEN_EINVAL, "lzma: compressed chunk ends early");
     return 0;
 }
@@ -294,7 +302,6 @@ int lzma2_decode(const uint8_t *in, size_t in_len, size_t *in_used, uint8_t *out
     int rc = 0;
 
     memset(&z, 0, sizeof(z));
-    z.in = in;
     z.out = out;
     z.out_pos = out_start;
     z.out_cap = out_cap;
@@ -361,19 +368,15 @@ int lzma2_decode(const uint8_t *in, size_t in_len, size_t *in_used, uint8_t *out
         }
         if (reset >= 1)
             reset_state(&z);
-        z.pos = p;
-        z.end = p + csize;
-        z.overrun = false;
-        z.range = 0xffffffffu;
-        if (next_byte(&z) != 0) {
+        struct rc r = { .in = in, .pos = p, .end = p + csize, .range = 0xffffffffu };
+        if (next_byte(&r) != 0) {
             rc = fail(&z, -XEN_EINVAL, "lzma: range coder does not start with 0");
             break;
         }
-        z.code = 0;
         for (int i = 0; i < 4; i++)
-            z.code = (z.code << 8) | next_byte(&z);
+            r.code = (r.code << 8) | next_byte(&r);
         z.chunk_end = z.out_pos + usize;
-        if ((rc = lzma_chunk(&z)))
+        if ((rc = lzma_chunk(&z, &r)))
             break;
         p += csize;
     }
