@@ -35,6 +35,6 @@ int pv_mmu_init(uint64_t nr_frames)
 
     if (first < 0)
         return ERR(-XEN_ENOMEM);
-    pt_init(phys_to_virt((uint64_t)first << PAGE_SHIFT), nr_frames);
+    pt_init(phys_to_virt((uint64_t)first << PAGE_SHIFT), nr_frames, paging_global);
     return 0;
 }

@@ -43,9 +43,9 @@ static unsigned nr_stale;
 #define LIN_MAX 64
 static struct { uint64_t mfn; int32_t n; } lin[LIN_MAX];
 
-void pt_init(uint32_t *info, uint64_t nr)
+void pt_init(uint32_t *info, uint64_t nr, bool strip_global)
 {
-    pv_mm = (struct pv_mm){ .info = info, .nr = nr };
+    pv_mm = (struct pv_mm){ .info = info, .nr = nr, .strip_global = strip_global };
     nr_stale = 0;
     memset(lin, 0, sizeof(lin));
 }
@@ -192,7 +192,12 @@ uint64_t pt_adjust(unsigned level, uint64_t e)
 {
     /* The guest kernel runs in ring 3, so every present entry needs U. As Xen does, an L1 entry
      * the guest meant for its kernel (no U) is also tagged with bit 52 (_PAGE_GUEST_KERNEL), so
-     * that what it reads back is what Xen would show. G is kept: CR4.PGE is off (seed 002). */
+     * that what it reads back is what Xen would show. G is kept while CR4.PGE is off (the
+     * default, seed 002: the hardware ignores it); with global-pages=on it is dropped, since a
+     * global guest entry would outlive the switch to the user page tables and every guest flush
+     * would have to toggle CR4 (Linux never sets it on PV). */
+    if (pv_mm.strip_global)
+        e &= ~E_G;
     if (!(e & E_P) || (e & E_US))
         return e;
     return e | E_US | (level == 1 ? E_GUEST_KERNEL : 0);

@@ -41,6 +41,7 @@ struct pv_mm {
     uint32_t *info;                     /* [nr] */
     uint64_t nr;                        /* frames [0, nr) are tracked */
     uint64_t nr_validations, nr_devalidations, nr_safety_flushes;
+    bool strip_global;                  /* guest entries never keep G (global pages are on) */
 };
 extern struct pv_mm pv_mm;
 
@@ -48,7 +49,7 @@ static inline unsigned pgi_type(uint32_t i) { return (i & PGI_TYPE_MASK) >> PGI_
 static inline uint32_t pgi_count(uint32_t i) { return i & PGI_COUNT_MASK; }
 
 /* Start tracking nr frames (info: nr zeroed words). */
-void pt_init(uint32_t *info, uint64_t nr);
+void pt_init(uint32_t *info, uint64_t nr, bool strip_global);
 /* A shim page the guest may map (shared_info, rings): writable type for ever, never a table. */
 void pt_fix_writable(uint64_t mfn);
 

@@ -170,10 +170,12 @@ void cpu_load_tables(struct cpu *c)
         idt_enable_ist();               /* gates now name 0xe008 and the IST stacks */
     idt_load();
 
-    /* no global pages (seed 002), write-protect in ring 0, native FPU errors, SSE for guests */
+    /* no global pages unless global-pages=on (seed 002), write-protect in ring 0, native FPU
+     * errors, SSE for guests */
     write_cr0((read_cr0() | CR0_WP | CR0_NE | CR0_MP) & ~(CR0_EM | CR0_TS | CR0_AM));
     STAT_INC(cr4_writes);
-    write_cr4((read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT) & ~CR4_PGE);
+    uint64_t cr4 = read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT;
+    write_cr4(paging_global ? cr4 | CR4_PGE : cr4 & ~CR4_PGE);
     if (cpu_has.nx)
         wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
 }

@@ -62,9 +62,9 @@ static void boot_report(void)
     pr_info("  clock: %s, TSC %lu.%03lu MHz%s; timer: %s%s\n", l0->clock_name, tsc_hz / 1000000,
             tsc_hz / 1000 % 1000, cpu_has.invariant_tsc ? " (invariant)" : "", apic_timer_name(), tmr);
     console_list(buf, sizeof(buf));
-    pr_info("  console: %s; loglvl %s, guest_loglvl %s; NX %s, global pages off%s\n", buf,
+    pr_info("  console: %s; loglvl %s, guest_loglvl %s; NX %s, global pages %s\n", buf,
             log_level_name(console_loglvl), log_level_name(console_guest_loglvl), cpu_has.nx ? "on" : "off",
-            opts.global_pages == 1 ? " (global-pages=1 is not implemented yet)" : "");
+            paging_global ? "on (the shim's own mappings; guest entries never global)" : "off");
     pr_info("  TLB flushes of other CPUs: %s\n", flush_assisted ? "assisted by L0 (HVMOP_flush_tlbs)" :
             opts.assisted_flush == 0 ? "IPIs (assisted-flush=off)" : "IPIs (L0 offers no assisted flush)");
 }
@@ -137,6 +137,7 @@ void start_shim(unsigned kind, uint32_t info_pa)
         panic("no memory map from the loader or L0");
     if ((rc = mm_init(&boot_info, &opts)))
         panic("cannot set up the frame pools: %d", rc);
+    paging_global = opts.global_pages == 1;
     if ((rc = paging_init()))
         panic("cannot build the page tables: %d", rc);
     if ((rc = cpu_alloc_tables(&bsp_cpu)))

@@ -19,10 +19,16 @@ static spinlock_t pt_lock = SPINLOCK_INIT;
 
 extern char __image_start[], __text_end[], __rodata_start[], __rodata_end[], __data_start[], __image_end[];
 
-static uint64_t leaf_flags(uint64_t f)
+bool paging_global;
+
+/* global-pages=on marks the shim's own mappings global, only in the upper half, which every
+ * address space shares (an identity mapping there would leak into the guest's lower half). */
+static uint64_t leaf_flags(uint64_t f, uintptr_t va)
 {
     if (!cpu_has.nx)
         f &= ~PTE_NX;
+    if (paging_global && (va >> 63))
+        f |= PTE_G;
     return f | PTE_A | ((f & PTE_W) ? PTE_D : 0);
 }
 
@@ -56,7 +62,7 @@ int map_range(uintptr_t va, uint64_t pa, uint64_t size, uint64_t flags)
             break;
         uint64_t *e2 = &l2[(va >> 21) & 511];
         if (IS_ALIGNED(va | pa, SZ_2M) && size >= SZ_2M && !(*e2 & PTE_P)) {
-            *e2 = pa | leaf_flags(flags) | PTE_PS;
+            *e2 = pa | leaf_flags(flags, va) | PTE_PS;
             va += SZ_2M;
             pa += SZ_2M;
             size -= SZ_2M;
@@ -69,7 +75,7 @@ int map_range(uintptr_t va, uint64_t pa, uint64_t size, uint64_t flags)
             rc = ERR(-XEN_EEXIST);
             break;
         }
-        *e1 = pa | leaf_flags(flags);
+        *e1 = pa | leaf_flags(flags, va);
         va += PAGE_SIZE;
         pa += PAGE_SIZE;
         size -= PAGE_SIZE;
@@ -89,7 +95,7 @@ int vmap_set_page(uintptr_t va, uint64_t pa, uint64_t flags)
     ASSERT(va >= VMAP_BASE && va < vmap_next && IS_ALIGNED(va | pa, PAGE_SIZE));
     if (!(rc = next_table(&l4[(va >> 39) & 511], &l3, 0)) && !(rc = next_table(&l3[(va >> 30) & 511], &l2, 0)) &&
         !(rc = next_table(&l2[(va >> 21) & 511], &l1, 0)))
-        __atomic_store_n(&l1[(va >> 12) & 511], flags ? pa | leaf_flags(flags) : 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&l1[(va >> 12) & 511], flags ? pa | leaf_flags(flags, va) : 0, __ATOMIC_RELAXED);
     spin_unlock_irqrestore(&pt_lock, f);
     return rc;
 }

@@ -32,6 +32,7 @@ static inline void *phys_to_virt(uint64_t pa)
 }
 uint64_t virt_to_phys(const void *va);
 
+extern bool paging_global;             /* global-pages=on: the shim's mappings are global */
 int paging_init(void);
 /* Before paging_init: keep this page identity-mapped (RW) in the new tables, e.g. an early console. */
 void paging_keep_identity(uint64_t pa);

@@ -80,7 +80,7 @@ void model_reset(void)
     memset(cached_writable, 0, sizeof(cached_writable));
     memset(cached_table, 0, sizeof(cached_table));
     model_flushes = 0;
-    pt_init(info, MODEL_FRAMES);
+    pt_init(info, MODEL_FRAMES, false);
     pt_fix_writable(MODEL_SPECIAL);
 }
 
