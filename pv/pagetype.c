@@ -193,13 +193,13 @@ uint64_t pt_adjust(unsigned level, uint64_t e)
     /* The guest kernel runs in ring 3, so every present entry needs U. As Xen does, an L1 entry
      * the guest meant for its kernel (no U) is also tagged with bit 52 (_PAGE_GUEST_KERNEL), so
      * that what it reads back is what Xen would show. G is kept while CR4.PGE is off (the
-     * default, seed 002: the hardware ignores it); with global-pages=on it is dropped, since a
-     * global guest entry would outlive the switch to the user page tables and every guest flush
-     * would have to toggle CR4 (Linux never sets it on PV). */
-    if (pv_mm.strip_global)
-        e &= ~E_G;
+     * default, seed 002: the hardware ignores it). With global-pages=on it is dropped from
+     * kernel entries, as a global one would outlive the switch to the user page tables; on user
+     * entries it stays, and guest flushes then flush global entries too (flush.c), as Xen's. */
     if (!(e & E_P) || (e & E_US))
         return e;
+    if (pv_mm.strip_global)
+        e &= ~E_G;
     return e | E_US | (level == 1 ? E_GUEST_KERNEL : 0);
 }
 

@@ -41,7 +41,7 @@ struct pv_mm {
     uint32_t *info;                     /* [nr] */
     uint64_t nr;                        /* frames [0, nr) are tracked */
     uint64_t nr_validations, nr_devalidations, nr_safety_flushes;
-    bool strip_global;                  /* guest entries never keep G (global pages are on) */
+    bool strip_global;                  /* guest kernel entries never keep G (global pages are on) */
 };
 extern struct pv_mm pv_mm;
 

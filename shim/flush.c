@@ -24,6 +24,8 @@
 #include "debug.h"
 #include "irq.h"
 #include "l0.h"
+#include "paging.h"
+#include "stats.h"
 #include "spinlock.h"
 #include "time.h"
 #include "x86.h"
@@ -43,7 +45,17 @@ static struct {
 static void flush_local(uint64_t va, unsigned flags)
 {
     if (flags & FLUSH_ALL) {
-        write_cr3(read_cr3());
+        if (paging_global) {
+            /* global entries too (the guest's user ones may be): only a CR4.PGE toggle does it,
+             * and each CR4 write is an exit to L0: the cost seed 002 removes */
+            uint64_t cr4 = read_cr4();
+            write_cr4(cr4 & ~CR4_PGE);
+            write_cr4(cr4);
+            STAT_INC(cr4_writes);
+            STAT_INC(cr4_writes);
+        } else {
+            write_cr3(read_cr3());
+        }
         __atomic_fetch_add(&flush_stats.local, 1, __ATOMIC_RELAXED);
     } else {
         for (uint64_t i = 0; i < (1ull << FLUSH_ORDER_OF(flags)); i++)

@@ -64,7 +64,7 @@ static void boot_report(void)
     console_list(buf, sizeof(buf));
     pr_info("  console: %s; loglvl %s, guest_loglvl %s; NX %s, global pages %s\n", buf,
             log_level_name(console_loglvl), log_level_name(console_guest_loglvl), cpu_has.nx ? "on" : "off",
-            paging_global ? "on (the shim's own mappings; guest entries never global)" : "off");
+            paging_global ? "on (the shim's own mappings and guest user ones)" : "off");
     pr_info("  TLB flushes of other CPUs: %s\n", flush_assisted ? "assisted by L0 (HVMOP_flush_tlbs)" :
             opts.assisted_flush == 0 ? "IPIs (assisted-flush=off)" : "IPIs (L0 offers no assisted flush)");
 }
