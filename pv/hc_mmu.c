@@ -141,7 +141,7 @@ int pv_new_baseptr(uint64_t mfn)
         return rc;
     pv_current()->cr3 = cur << PAGE_SHIFT;
     if (!pv_current()->user_mode)
-        write_cr3(pv_current()->cr3);
+        flush_load_cr3(pv_current()->cr3);
     pv_ldt_drop();                      /* the LDT is a virtual range: remapped from the new tables */
     return 0;
 }

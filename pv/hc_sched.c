@@ -5,6 +5,7 @@
  * passes its reason to L0 unchanged.
  */
 #include "domain.h"
+#include "flush.h"
 #include "balloon.h"
 #include "console.h"
 #include "hypercall.h"
@@ -29,6 +30,7 @@ void pv_shutdown(unsigned reason)
     pr_info("guest shut down: %s (%u)\n", reason_name(reason), reason);
     pv_hypercall_report();
     pr_info("guest events: %lu upcalls, %lu bounces\n", pv_dom.nr_upcalls, pv_dom.nr_bounces);
+    flush_report();
     balloon_report();
     shim_shutdown(reason);
 }

@@ -6,6 +6,7 @@
  * stack_switch; the iret hypercall with a user CS goes back.
  */
 #include "domain.h"
+#include "flush.h"
 #include "x86.h"
 
 /* While the shim runs, the guest's active GS base sits in MSR_KERNEL_GS_BASE (our swapgs at
@@ -25,7 +26,7 @@ void pv_to_kernel_mode(void)
     if (!v->user_mode)
         return;
     swap_gs(v);
-    write_cr3(v->cr3);
+    flush_load_cr3(v->cr3);
     v->user_mode = false;
 }
 
@@ -38,7 +39,7 @@ bool pv_to_user_mode(void)
     if (v->user_mode)
         return true;
     swap_gs(v);
-    write_cr3(v->cr3_user_mfn << PAGE_SHIFT);
+    flush_load_cr3(v->cr3_user_mfn << PAGE_SHIFT);
     v->user_mode = true;
     return true;
 }

@@ -6,6 +6,7 @@
  * was WRITABLE, as a table if it was one. Before such a frame takes a different type, every TLB
  * is flushed. Frames are marked STALE when their count drops to zero and listed; one flush clears
  * the whole list, so a burst of type changes (Linux pinning a new page-table tree) costs one flush.
+ * The list's latest TLB-flush clock stamp lets that flush leave out CPUs that flushed since.
  *
  * Callers serialise (the MMU lock in the shim); hardware may still set accessed/dirty bits in live
  * tables at any time, so live entries are only ever replaced with compare-and-exchange.
@@ -37,6 +38,7 @@ struct pv_mm pv_mm;
 #define STALE_MAX 128
 static uint64_t stale[STALE_MAX];
 static unsigned nr_stale;
+static uint32_t stale_since;            /* the TLB-flush clock when the last of them went stale */
 
 /* Linear-page-table counts (rare: Linux never makes them), Xen's linear_pt_count: > 0 = this
  * table has that many linear entries to other tables; < 0 = that many such entries map it. */
@@ -63,7 +65,7 @@ static bool tracked_guest(uint64_t mfn)
 
 static void safety_flush(void)
 {
-    pt_flush_all();
+    pt_flush_since(stale_since);
     pv_mm.nr_safety_flushes++;
     for (unsigned i = 0; i < nr_stale; i++)
         pv_mm.info[stale[i]] &= ~PGI_STALE;
@@ -80,6 +82,7 @@ static void mark_stale(uint64_t mfn)
     }
     pv_mm.info[mfn] |= PGI_STALE;
     stale[nr_stale++] = mfn;
+    stale_since = pt_clock_stamp();
 }
 
 /* ---- linear counts ---- */

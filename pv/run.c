@@ -1,5 +1,6 @@
 /* run.c: entering the guest (ring 3, its page tables), SYSCALL as the hypercall gate, its pvclock. */
 #include "domain.h"
+#include "flush.h"
 #include "config.h"
 #include "console.h"
 #include "debug.h"
@@ -78,7 +79,7 @@ void pv_vcpu_enter(struct pv_vcpu *v, struct cpu_regs *r)
     wrmsr(MSR_SFMASK, SFMASK_BITS);
     wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
     cli();
-    write_cr3(v->user_mode ? v->cr3_user_mfn << PAGE_SHIFT : v->cr3);
+    flush_load_cr3(v->user_mode ? v->cr3_user_mfn << PAGE_SHIFT : v->cr3);
     pv_resume(r);
 }
 

@@ -47,6 +47,7 @@ struct cpu {
     uint64_t *ldt;                      /* the window LDTR points at (pv/desc.c maps its pages) */
 
     struct timer_queue timers;
+    volatile uint32_t tlb_time;         /* flush.c: the TLB-flush clock when this CPU last flushed */
 
     /* work for this CPU's idle loop (smp_call) */
     void (*volatile call_fn)(void *);

@@ -33,7 +33,8 @@
 #define SPINS_BEFORE_YIELD 256
 
 struct flush_stats flush_stats;
-bool flush_assisted;
+bool flush_assisted, flush_clock_on;
+static volatile uint32_t tlb_clock = 1;
 
 static spinlock_t flush_lock = SPINLOCK_INIT;
 static struct {
@@ -42,9 +43,36 @@ static struct {
     unsigned flags;
 } req;
 
+/* Time of a full flush that starts now: read before it, recorded after it. */
+static uint32_t clock_now(void)
+{
+    return __atomic_load_n(&tlb_clock, __ATOMIC_ACQUIRE);
+}
+
+static void clock_flushed(uint32_t t)
+{
+    __atomic_store_n(&this_cpu()->tlb_time, t, __ATOMIC_RELEASE);
+}
+
+uint32_t flush_clock_stamp(void)
+{
+    /* unique and after every flush time already taken: a CPU whose time is larger flushed later */
+    return __atomic_fetch_add(&tlb_clock, 1, __ATOMIC_SEQ_CST);
+}
+
+void flush_load_cr3(uint64_t cr3)
+{
+    uint32_t t = clock_now();
+
+    write_cr3(cr3);
+    if (!paging_global)                 /* global guest entries survive a CR3 load */
+        clock_flushed(t);
+}
+
 static void flush_local(uint64_t va, unsigned flags)
 {
     if (flags & FLUSH_ALL) {
+        uint32_t t = clock_now();
         if (paging_global) {
             /* global entries too (the guest's user ones may be): only a CR4.PGE toggle does it,
              * and each CR4 write is an exit to L0: the cost seed 002 removes */
@@ -56,6 +84,7 @@ static void flush_local(uint64_t va, unsigned flags)
         } else {
             write_cr3(read_cr3());
         }
+        clock_flushed(t);
         __atomic_fetch_add(&flush_stats.local, 1, __ATOMIC_RELAXED);
     } else {
         for (uint64_t i = 0; i < (1ull << FLUSH_ORDER_OF(flags)); i++)
@@ -85,10 +114,11 @@ void flush_init(void)
     irq_register(VEC_FLUSH, flush_irq);
 }
 
-void flush_probe(int want_assisted)
+void flush_probe(int want_assisted, int want_clock)
 {
     /* one real call proves it works (an L0 may refuse: then IPIs) */
     flush_assisted = want_assisted != 0 && l0->flush_tlb && l0->flush_tlb() == 0;
+    flush_clock_on = want_clock < 0 ? !flush_assisted : want_clock;
 }
 
 static void spin_wait(unsigned *spins)
@@ -153,4 +183,31 @@ void flush_tlb(uint64_t mask, uint64_t va, unsigned flags)
         flush_local(va, flags);
     if (others)
         flush_ipi(others, va, flags);
+}
+
+void flush_tlb_since(uint64_t mask, uint32_t stamp, unsigned flags)
+{
+    if (flush_clock_on) {
+        for (unsigned i = 0; i < MAX_CPUS; i++) {
+            if (!(mask & FLUSH_CPU(i)) || !cpus[i])
+                continue;
+            if ((int32_t)(__atomic_load_n(&cpus[i]->tlb_time, __ATOMIC_ACQUIRE) - stamp) > 0) {
+                mask &= ~FLUSH_CPU(i);
+                __atomic_fetch_add(&flush_stats.clock_skipped, 1, __ATOMIC_RELAXED);
+            }
+        }
+        if (!mask)
+            return;
+    }
+    flush_tlb(mask, 0, flags);
+}
+
+void flush_report(void)
+{
+    const struct flush_stats *f = &flush_stats;
+
+    pr_info("TLB flushes: local %lu + %lu one-range, remote %lu assisted + %lu by IPI (%lu IPIs sent in all), "
+            "%lu CPUs skipped by the clock, %lu us waited; CR4 writes %lu\n", f->local, f->local_va,
+            f->remote_assisted, f->remote_ipi, stats_live.ipis_sent, f->clock_skipped, f->wait_ns / 1000,
+            stats_live.cr4_writes);
 }

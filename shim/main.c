@@ -67,6 +67,7 @@ static void boot_report(void)
             paging_global ? "on (the shim's own mappings and guest user ones)" : "off");
     pr_info("  TLB flushes of other CPUs: %s\n", flush_assisted ? "assisted by L0 (HVMOP_flush_tlbs)" :
             opts.assisted_flush == 0 ? "IPIs (assisted-flush=off)" : "IPIs (L0 offers no assisted flush)");
+    pr_info("  TLB-flush clock: %s\n", flush_clock_on ? "on" : "off");
 }
 
 static void bsp_main(void *unused)
@@ -90,7 +91,7 @@ static void bsp_main(void *unused)
         panic("cannot calibrate the LAPIC timer: %d", rc);
     bsp->online = true;
     nr_cpus_online = 1;
-    flush_probe(opts.assisted_flush);
+    flush_probe(opts.assisted_flush, opts.tlb_clock);
     sti();
     stats_init();
 

@@ -73,6 +73,17 @@ void pt_flush_all(void)
     exposure(cached_writable, cached_table);
 }
 
+/* The model has one CPU and no clock: every stamp is 0 and every flush since it happens. */
+uint32_t pt_clock_stamp(void)
+{
+    return 0;
+}
+
+void pt_flush_since(uint32_t stamp)
+{
+    pt_flush_all();
+}
+
 void model_reset(void)
 {
     memset(model_mem, 0, sizeof(model_mem));
