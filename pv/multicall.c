@@ -9,18 +9,20 @@
 #include "hypercall.h"
 #include "xerrno.h"
 
-static bool in_multicall;               /* per vCPU once the guest has several */
+static bool in_multicall[PV_MAX_VCPUS]; /* per vCPU, as Xen's mc_state: another vCPU's list is no reentry */
 
 long hc_multicall(uint64_t list, uint64_t nr, uint64_t a3, uint64_t a4, uint64_t a5)
 {
-    if (in_multicall)
+    bool *in = &in_multicall[pv_current()->id];
+
+    if (*in)
         return ERR(-XEN_EINVAL);
-    in_multicall = true;
+    *in = true;
     for (uint64_t i = 0; i < nr; i++) {
         struct multicall_entry e;
         uint64_t at = list + i * sizeof(e);
         if (copy_from_guest(&e, at, sizeof(e))) {
-            in_multicall = false;
+            *in = false;
             return ERR(-XEN_EFAULT);
         }
         if (e.op == __HYPERVISOR_iret)
@@ -28,10 +30,10 @@ long hc_multicall(uint64_t list, uint64_t nr, uint64_t a3, uint64_t a4, uint64_t
         else
             e.result = (uint64_t)pv_hypercall_call(e.op, e.args);
         if (copy_to_guest(at + offsetof(struct multicall_entry, result), &e.result, sizeof(e.result))) {
-            in_multicall = false;
+            *in = false;
             return ERR(-XEN_EFAULT);
         }
     }
-    in_multicall = false;
+    *in = false;
     return 0;
 }
