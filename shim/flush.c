@@ -5,7 +5,8 @@
  * Remote CPUs get an IPI on VEC_FLUSH and acknowledge by clearing their bit in the request; the
  * sender waits for every bit. One request is in flight at a time (flush_lock). A CPU that wants
  * the lock while another CPU waits for it to acknowledge serves its own bit as it spins, so two
- * senders, or a sender and a CPU that spins with interrupts off, never wait for each other.
+ * senders, or a sender and a CPU that spins with interrupts off, never wait for each other; and
+ * it waits in ticket order, so a CPU that flushes again and again cannot keep another out.
  */
 #include "flush.h"
 #include "apic.h"
@@ -61,10 +62,7 @@ void flush_init(void)
 
 static void flush_remote(uint64_t mask, uint64_t va, unsigned flags)
 {
-    while (!spin_trylock(&flush_lock)) {
-        serve();
-        cpu_relax();
-    }
+    spin_lock_serving(&flush_lock, serve);
     req.va = va;
     req.flags = flags;
     __atomic_store_n(&req.pending, mask, __ATOMIC_RELEASE);
