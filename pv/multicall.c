@@ -11,16 +11,17 @@
 
 static bool in_multicall[PV_MAX_VCPUS]; /* per vCPU, as Xen's mc_state: another vCPU's list is no reentry */
 
-long hc_multicall(uint64_t list, uint64_t nr, uint64_t a3, uint64_t a4, uint64_t a5)
+long hc_multicall(uint64_t list, uint64_t count, uint64_t a3, uint64_t a4, uint64_t a5)
 {
     bool *in = &in_multicall[pv_current()->id];
+    uint32_t nr = (uint32_t)count;      /* Xen's nr_calls is an unsigned int */
 
     if (*in)
         return ERR(-XEN_EINVAL);
     *in = true;
-    for (uint64_t i = 0; i < nr; i++) {
+    for (uint32_t i = 0; i < nr; i++) {
         struct multicall_entry e;
-        uint64_t at = list + i * sizeof(e);
+        uint64_t at = list + (uint64_t)i * sizeof(e);
         if (copy_from_guest(&e, at, sizeof(e))) {
             *in = false;
             return ERR(-XEN_EFAULT);
