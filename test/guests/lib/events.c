@@ -75,9 +75,14 @@ void events_enable(void)
 	events_enable_on(0);
 }
 
+void events_disable_on(unsigned vcpu)
+{
+	__atomic_store_n(&events_vcpu_info(vcpu)->evtchn_upcall_mask, 1, __ATOMIC_SEQ_CST);
+}
+
 void events_disable(void)
 {
-	__atomic_store_n(&events_vcpu->evtchn_upcall_mask, 1, __ATOMIC_SEQ_CST);
+	events_disable_on(0);
 }
 
 bool port_pending(unsigned port)

@@ -34,6 +34,7 @@ void events_disable(void);
 unsigned long events_callback(unsigned vcpu);  /* its callback entry */
 struct vcpu_info *events_vcpu_info(unsigned vcpu);
 void events_enable_on(unsigned vcpu);
+void events_disable_on(unsigned vcpu);
 
 bool port_pending(unsigned port);
 bool port_masked(unsigned port);
