@@ -82,23 +82,24 @@ static bool poll_done(struct pv_vcpu *v, const void *arg)
 static long poll(struct pv_vcpu *v, uint64_t arg)
 {
     struct sched_poll sp;
-    static struct poll_set set;         /* one vCPU for now; per-vCPU with SMP */
+    static struct poll_set sets[PV_MAX_VCPUS];  /* each vCPU polls for its own ports and timeout */
+    struct poll_set *set = &sets[v->id];
 
     if (copy_from_guest(&sp, arg, sizeof(sp)))
         return -XEN_EFAULT;
     if (sp.nr_ports > POLL_MAX_PORTS)
         return -XEN_EINVAL;
-    if (copy_from_guest(set.ports, (uint64_t)sp.ports.p, sp.nr_ports * sizeof(evtchn_port_t)))
+    if (copy_from_guest(set->ports, (uint64_t)sp.ports.p, sp.nr_ports * sizeof(evtchn_port_t)))
         return -XEN_EFAULT;
-    set.n = sp.nr_ports;
-    set.timeout = sp.timeout;
-    set.upcall_was_pending = pv_events_pending(v);
-    for (unsigned i = 0; i < set.n; i++)
-        if (set.ports[i] >= EV_NR_PORTS)
+    set->n = sp.nr_ports;
+    set->timeout = sp.timeout;
+    set->upcall_was_pending = pv_events_pending(v);
+    for (unsigned i = 0; i < set->n; i++)
+        if (set->ports[i] >= EV_NR_PORTS)
             return -XEN_EINVAL;
-    if (set.timeout)
-        timer_set(&v->poll, set.timeout);
-    halt_until(v, poll_done, &set);
+    if (set->timeout)
+        timer_set(&v->poll, set->timeout);
+    halt_until(v, poll_done, set);
     timer_cancel(&v->poll);
     return 0;
 }

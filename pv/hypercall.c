@@ -47,7 +47,7 @@ static const struct hc_entry table[64] = {
     R(grant_table_op, -XEN_ENOSYS),
     H(vm_assist, hc_vm_assist),
     R(update_va_mapping_otherdomain, -XEN_EPERM),
-    [__HYPERVISOR_iret] = { "iret", HANDLED, NULL, 0 },   /* pv_syscall -> pv_iret (needs the frame); -ENOSYS in a multicall */
+    [__HYPERVISOR_iret] = { "iret", HANDLED, NULL, 0 },   /* pv_syscall -> pv_iret (needs the frame); multicall.c does it on its own frame */
     H(vcpu_op, hc_vcpu_op),                 /* send_nmi, get_physid: -ENOSYS inside */
     H(set_segment_base, hc_set_segment_base),
     H(mmuext_op, hc_mmuext_op),

@@ -1,37 +1,49 @@
 /*
  * multicall.c: __HYPERVISOR_multicall, a list of hypercalls in one trap (Linux batches page-table
  * updates and context-switch work this way). Each entry's result is written back; the list itself
- * returns 0 unless it cannot be read. As in Xen, iret is refused inside a list (-ENOSYS: it would
- * return to the guest in the middle), and so is a nested multicall (-EINVAL).
+ * returns 0 unless it cannot be read or written (-EFAULT, after the entries before). As in Xen
+ * (common/multicall.c, pv_do_multicall_call): the count is 32 bits; a nested multicall is refused
+ * (-EINVAL); an iret entry is done, through the iret frame on the guest's stack as the multicall
+ * found it, and ends the list: the guest resumes where that frame says, and the frame's rax is
+ * the entry's result and what the multicall returns.
  */
 #include "domain.h"
 #include "debug.h"
 #include "hypercall.h"
 #include "xerrno.h"
 
-static bool in_multicall;               /* per vCPU once the guest has several */
+static bool in_multicall[PV_MAX_VCPUS]; /* per vCPU, as Xen's mc_state: another vCPU's list is no reentry */
 
-long hc_multicall(uint64_t list, uint64_t nr, uint64_t a3, uint64_t a4, uint64_t a5)
+long hc_multicall(uint64_t list, uint64_t count, uint64_t a3, uint64_t a4, uint64_t a5)
 {
-    if (in_multicall)
+    bool *in = &in_multicall[pv_current()->id];
+    uint32_t nr = (uint32_t)count;      /* Xen's nr_calls is an unsigned int */
+    long rc = 0;
+
+    if (*in)
         return ERR(-XEN_EINVAL);
-    in_multicall = true;
-    for (uint64_t i = 0; i < nr; i++) {
+    *in = true;
+    for (uint32_t i = 0; i < nr; i++) {
         struct multicall_entry e;
-        uint64_t at = list + i * sizeof(e);
+        uint64_t at = list + (uint64_t)i * sizeof(e), result = at + offsetof(struct multicall_entry, result);
         if (copy_from_guest(&e, at, sizeof(e))) {
-            in_multicall = false;
-            return ERR(-XEN_EFAULT);
+            rc = ERR(-XEN_EFAULT);
+            break;
         }
-        if (e.op == __HYPERVISOR_iret)
-            e.result = (uint64_t)-XEN_ENOSYS;
-        else
-            e.result = (uint64_t)pv_hypercall_call(e.op, e.args);
-        if (copy_to_guest(at + offsetof(struct multicall_entry, result), &e.result, sizeof(e.result))) {
-            in_multicall = false;
-            return ERR(-XEN_EFAULT);
+        if (e.op == __HYPERVISOR_iret) {
+            /* the multicall's own SYSCALL frame: the iret replaces it, as a direct iret does */
+            struct cpu_regs *r = pv_entry_frame();
+            pv_iret(r);
+            copy_to_guest(result, &r->rax, sizeof(r->rax));    /* best effort, as Xen */
+            rc = (long)r->rax;
+            break;
+        }
+        e.result = (uint64_t)pv_hypercall_call(e.op, e.args);
+        if (copy_to_guest(result, &e.result, sizeof(e.result))) {
+            rc = ERR(-XEN_EFAULT);
+            break;
         }
     }
-    in_multicall = false;
-    return 0;
+    *in = false;
+    return rc;
 }

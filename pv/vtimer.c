@@ -45,7 +45,7 @@ void pv_vcpu_init(struct pv_vcpu *v, unsigned id)
     timer_init(&v->singleshot, singleshot_fn, v);
     timer_init(&v->periodic, periodic_fn, v);
     timer_init(&v->poll, poll_fn, v);
-    v->runstate.state = RUNSTATE_running;
+    v->runstate.state = id ? RUNSTATE_offline : RUNSTATE_running;    /* the others start down, as in Xen */
     v->runstate.state_entry_time = now_ns();
 }
 

@@ -133,10 +133,7 @@ static void flush_ipi(uint64_t mask, uint64_t va, unsigned flags)
 {
     unsigned spins = 0;
 
-    while (!spin_trylock(&flush_lock)) {
-        serve();
-        spin_wait(&spins);
-    }
+    spin_lock_serving(&flush_lock, serve);     /* in ticket order: a busy flusher cannot keep us out */
     uint64_t t0 = now_ns();
     req.va = va;
     req.flags = flags;

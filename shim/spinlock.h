@@ -17,6 +17,16 @@ static inline void spin_lock(spinlock_t *l)
         cpu_relax();
 }
 
+/* spin_lock, calling wait() while it waits its turn (for work that must go on meanwhile). */
+static inline void spin_lock_serving(spinlock_t *l, void (*wait)(void))
+{
+    uint16_t me = __atomic_fetch_add(&l->tail, 1, __ATOMIC_ACQUIRE);
+    while (__atomic_load_n(&l->head, __ATOMIC_ACQUIRE) != me) {
+        wait();
+        cpu_relax();
+    }
+}
+
 static inline bool spin_trylock(spinlock_t *l)
 {
     uint16_t h = __atomic_load_n(&l->head, __ATOMIC_RELAXED);

@@ -6,17 +6,30 @@
 
 volatile uint32_t events_seen[EVENTS_PORTS];
 volatile unsigned long events_upcalls;
+volatile unsigned long events_upcalls_on[EVENTS_VCPUS];
 volatile unsigned long events_sel_at_entry;
 struct vcpu_info *events_vcpu;
+static volatile uint8_t port_owner[EVENTS_PORTS];      /* the vCPU a port is bound to */
 
-extern char events_entry[];
-void events_dispatch(void);
+extern char events_entry[], events_entry1[];
+void events_dispatch(unsigned vcpu);
 
-void events_dispatch(void)
+unsigned long events_callback(unsigned vcpu)
 {
-	struct vcpu_info *vi = events_vcpu;
+	return vcpu ? (unsigned long)events_entry1 : (unsigned long)events_entry;
+}
 
-	events_upcalls++;
+struct vcpu_info *events_vcpu_info(unsigned vcpu)
+{
+	return vcpu ? &shared_info->vcpu_info[vcpu] : events_vcpu;
+}
+
+void events_dispatch(unsigned vcpu)
+{
+	struct vcpu_info *vi = events_vcpu_info(vcpu);
+
+	__atomic_fetch_add(&events_upcalls, 1, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&events_upcalls_on[vcpu], 1, __ATOMIC_SEQ_CST);
 	events_sel_at_entry = __atomic_load_n(&vi->evtchn_pending_sel, __ATOMIC_SEQ_CST);
 	while (__atomic_exchange_n(&vi->evtchn_upcall_pending, 0, __ATOMIC_SEQ_CST)) {
 		xen_ulong_t sel = __atomic_exchange_n(&vi->evtchn_pending_sel, 0, __ATOMIC_SEQ_CST);
@@ -30,6 +43,8 @@ void events_dispatch(void)
 				unsigned b = (unsigned)__builtin_ctzl(pend);
 
 				pend &= pend - 1;
+				if (port_owner[w * WORD_BITS + b] != vcpu)
+					continue;       /* its owner's upcall takes it */
 				__atomic_fetch_and(&shared_info->evtchn_pending[w], ~(1ul << b), __ATOMIC_SEQ_CST);
 				events_seen[w * WORD_BITS + b]++;
 			}
@@ -45,17 +60,29 @@ long events_init(void)
 	return HC(__HYPERVISOR_callback_op, CALLBACKOP_register, &cb, 0);
 }
 
+void events_enable_on(unsigned vcpu)
+{
+	struct vcpu_info *vi = events_vcpu_info(vcpu);
+
+	__atomic_store_n(&vi->evtchn_upcall_mask, 0, __ATOMIC_SEQ_CST);
+	/* as Linux's xen_irq_enable: anything that came in while masked needs a trip to Xen */
+	if (__atomic_load_n(&vi->evtchn_upcall_pending, __ATOMIC_SEQ_CST))
+		hypercall_xen_version(XENVER_version, NULL);
+}
+
 void events_enable(void)
 {
-	__atomic_store_n(&events_vcpu->evtchn_upcall_mask, 0, __ATOMIC_SEQ_CST);
-	/* as Linux's xen_irq_enable: anything that came in while masked needs a trip to Xen */
-	if (__atomic_load_n(&events_vcpu->evtchn_upcall_pending, __ATOMIC_SEQ_CST))
-		hypercall_xen_version(XENVER_version, NULL);
+	events_enable_on(0);
+}
+
+void events_disable_on(unsigned vcpu)
+{
+	__atomic_store_n(&events_vcpu_info(vcpu)->evtchn_upcall_mask, 1, __ATOMIC_SEQ_CST);
 }
 
 void events_disable(void)
 {
-	__atomic_store_n(&events_vcpu->evtchn_upcall_mask, 1, __ATOMIC_SEQ_CST);
+	events_disable_on(0);
 }
 
 bool port_pending(unsigned port)
@@ -76,11 +103,19 @@ void port_mask(unsigned port)
 			  __ATOMIC_SEQ_CST);
 }
 
+/* A port bound to vcpu: its callback takes it from now on (until the number is reused). */
+static void own(long rc, evtchn_port_t port, unsigned vcpu)
+{
+	if (rc == 0 && port < EVENTS_PORTS)
+		port_owner[port] = vcpu < EVENTS_VCPUS ? (uint8_t)vcpu : 0;
+}
+
 long evtchn_bind_ipi(unsigned vcpu, evtchn_port_t *port)
 {
 	struct evtchn_bind_ipi b = { .vcpu = vcpu };
 	long rc = hypercall_event_channel_op(EVTCHNOP_bind_ipi, &b);
 
+	own(rc, b.port, vcpu);
 	*port = b.port;
 	return rc;
 }
@@ -90,6 +125,7 @@ long evtchn_bind_virq(unsigned virq, unsigned vcpu, evtchn_port_t *port)
 	struct evtchn_bind_virq b = { .virq = virq, .vcpu = vcpu };
 	long rc = hypercall_event_channel_op(EVTCHNOP_bind_virq, &b);
 
+	own(rc, b.port, vcpu);
 	*port = b.port;
 	return rc;
 }
@@ -138,9 +174,9 @@ long sched_block(void)
 	return hypercall_sched_op(SCHEDOP_block, NULL);
 }
 
-uint64_t pvclock_ns(void)
+static uint64_t pvclock_of(const struct vcpu_info *vi)
 {
-	const volatile struct vcpu_time_info *t = &events_vcpu->time;
+	const volatile struct vcpu_time_info *t = &vi->time;
 	uint32_t v;
 	uint64_t ns;
 
@@ -158,4 +194,14 @@ uint64_t pvclock_ns(void)
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	} while ((v & 1) || v != t->version);
 	return ns;
+}
+
+uint64_t pvclock_ns(void)
+{
+	return pvclock_of(events_vcpu);
+}
+
+uint64_t pvclock_ns_on(unsigned vcpu)
+{
+	return pvclock_of(events_vcpu_info(vcpu));
 }

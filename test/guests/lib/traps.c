@@ -29,6 +29,12 @@ long traps_init(void)
 	return hypercall_set_trap_table(trap_table);
 }
 
+void traps_copy(struct trap_info ctxt[256])
+{
+	for (const struct trap_info *t = trap_table; t->address; t++)
+		ctxt[t->vector] = *t;
+}
+
 static const char *const vector_names[32] = {
 	"#DE", "#DB", "NMI", "#BP", "#OF", "#BR", "#UD", "#NM", "#DF", "?9", "#TS", "#NP",
 	"#SS", "#GP", "#PF", "?15", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP",

@@ -3,6 +3,7 @@
 #define GUEST_TRAPS_H
 
 #include <stdint.h>
+#include "xen-abi.h"
 
 struct trap_frame {
 	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
@@ -13,6 +14,9 @@ struct trap_frame {
 
 /* Register the trap table with Xen; returns the hypercall's result. */
 long traps_init(void);
+
+/* The same table as a vcpu_guest_context wants it for another vCPU: indexed by vector. */
+void traps_copy(struct trap_info ctxt[256]);
 
 /*
  * Called by every entry stub: returns if a probe expected the fault (probe.c, linked only by tests
