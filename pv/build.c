@@ -23,6 +23,7 @@
 #include "pagetype.h"
 #include "paging.h"
 #include "time.h"
+#include "xenstore.h"
 #include "xerrno.h"
 
 #define SZ_512K   (512ull << 10)
@@ -389,6 +390,7 @@ int pv_build(const struct boot_info *bi)
     for (unsigned i = 0; i < pv_dom.nr_vcpus; i++)
         pv_vcpu_init(&pv_dom.vcpu[i], i);
     pv_evtchn_init();
+    pv_store_init();
 
     uint64_t nr_pages = guest_pool.total_frames + 2;    /* + the xenstore and console pages */
     if ((rc = plan(bi, nr_pages)) || (rc = alloc_p2m(nr_pages, bi)) || (rc = back_pfns(lay.boot_end_pfn)))
