@@ -11,7 +11,8 @@
  * is empty and whose writes go nowhere.
  *
  * Checks that hold for both servers (and so on the stock shim too, the oracle):
- *  1. the ring is quiescent at boot (each pair of indices equal);
+ *  1. the ring is quiescent at boot (each pair of indices equal); its frame is the guest's own,
+ *     so its m2p entry may be set (PV GRUB moves the ring to another pfn that way);
  *  2. "domid" and "name": either both read (xenstored: then the relative node and the absolute
  *     /local/domain/<domid>/name agree, and GET_DOMAIN_PATH of our domid is that directory) or both
  *     are ENOENT (an empty store);
@@ -31,6 +32,7 @@
  */
 #include "guest.h"
 #include "events.h"
+#include "mm.h"
 
 const char test_title[] = "xenstore: requests and answers on the store ring (read, watch, transaction, write)";
 
@@ -361,6 +363,10 @@ void test_main(void)
 
 	check(xs->req_cons == xs->req_prod && xs->rsp_cons == xs->rsp_prod,
 	      "1. the ring is quiescent: req %u/%u, rsp %u/%u", xs->req_cons, xs->req_prod, xs->rsp_cons, xs->rsp_prod);
+	unsigned long pfn = mfn_to_pfn(start_info->store_mfn);
+	rc = mmu_update1(((uint64_t)start_info->store_mfn << 12) | MMU_MACHPHYS_UPDATE, pfn);
+	check(rc == 0, "   the ring's frame is the guest's: MMU_MACHPHYS_UPDATE of it (to pfn %#lx, unchanged): %ld %s",
+	      pfn, rc, errno_name(rc));
 
 	bool full = identity();
 	printf("2. %s\n", full ? "the store knows us: xenstored" : "an empty store");
