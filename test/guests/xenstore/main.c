@@ -28,6 +28,8 @@
  *     of "" EINVAL, a watch without a token EINVAL, a domain path without its NUL EINVAL, a
  *     transaction end outside a transaction ENOENT (what Xen 4.17's xenstored answers; a read
  *     without its NUL is not checked: xenstored's answer to it varies, ENOENT or EINVAL).
+ *  9. last, a request longer than XENSTORE_PAYLOAD_MAX: no answer, and the page's error field
+ *     says XENSTORE_ERROR_PROTO (xenstored stops serving such a guest; so does our answerer).
  * Every wait is SCHEDOP_poll on the (masked) store port with a timeout: a lost answer fails.
  */
 #include "guest.h"
@@ -342,6 +344,21 @@ static void refusals(void)
 	check(is_error(t, &m, "ENOENT"), "transaction end outside a transaction: ENOENT: %s", show(t, &m));
 }
 
+/* 9. last: a request longer than XENSTORE_PAYLOAD_MAX ends the service; the page says so */
+static void broken(void)
+{
+	struct xsd_sockmsg h = { .type = XS_READ, .req_id = next_req++, .len = XENSTORE_PAYLOAD_MAX + 1 };
+	uint64_t end = pvclock_ns() + 1000000000ul;
+
+	send_bytes(&h, sizeof(h));
+	while (xs->error == XENSTORE_ERROR_NONE && wait_port(end))
+		;
+	bool answered = recv_msg(&m, pvclock_ns() + 200000000ul);
+	check(xs->error == XENSTORE_ERROR_PROTO && !answered,
+	      "9. a request of %u bytes: no answer (%s), error field %u (XENSTORE_ERROR_PROTO %u)", h.len,
+	      answered ? "one came" : "none", xs->error, XENSTORE_ERROR_PROTO);
+}
+
 void test_main(void)
 {
 	long rc;
@@ -382,4 +399,5 @@ void test_main(void)
 	pipelined();
 	refusals();
 	check(xs->req_cons == xs->req_prod && xs->rsp_cons == xs->rsp_prod, "the ring is quiescent at the end");
+	broken();
 }
