@@ -7,6 +7,8 @@
  * type is ENOSYS, the introduce-and-control family EACCES for a domU, a malformed argument list
  * EINVAL (a read's ENOENT), and a watch fires once as soon as it is set ("we fire once up front",
  * xenstored says). Xen 4.17's xenstored gave each of these answers to test/guests/xenstore.
+ * No watch is kept (nothing ever changes here), so unwatch is OK even for a watch never set,
+ * where xenstored would say ENOENT.
  * Linux registers its watches (device/, control/shutdown, memory/target, ...) before it sends
  * XS_WATCH and reads the node in each handler; with an empty store the handlers find ENOENT and
  * return, so the event costs nothing there, and a client that relies on the first firing (as
@@ -14,7 +16,9 @@
  *
  * Ring indices are free-running counters, masked on use; the guest may write anything into the
  * page at any time, so each index is read once per pass and its distance checked, and request
- * bytes are copied out before they are parsed. A length over XENSTORE_PAYLOAD_MAX or an index
+ * bytes are copied out before they are parsed. The other side's index is loaded with acquire
+ * before the bytes it covers are touched; ours is stored with release after they were read or
+ * written (xs_wire.h's barriers). A length over XENSTORE_PAYLOAD_MAX or an index
  * more than a ring apart ends the service, as xenstored ignores such a connection: the page's
  * error field says which (XENSTORE_ERROR_PROTO, _RINGIDX) and the shim prints one line. The
  * guest is not crashed, so it fares as it would on Xen.
@@ -102,7 +106,6 @@ static void answer(struct xs_srv *s)
     uint32_t len = req->len;
     char num[32];
 
-    s->nr_requests++;
     switch (req->type) {
     case XS_READ:
     case XS_DIRECTORY:

@@ -30,7 +30,6 @@ struct xs_srv {
         uint8_t bytes[XS_HDR_SIZE + XENSTORE_PAYLOAD_MAX];
     } in;
     uint8_t out[XS_OUT_MAX];
-    uint64_t nr_requests;
 };
 
 /* What xs_run did (bits). */
