@@ -6,6 +6,7 @@
 
 struct boot_info;
 struct cpu;
+struct gnttab_query_size;
 
 struct l0_ops {
     const char *name;
@@ -35,6 +36,12 @@ struct l0_ops {
 
     /* UTC at clock time 0 (now_ns() == 0), in ns since the epoch; 0: unknown. */
     uint64_t (*wallclock_base)(void);
+
+    /* The guest's grant table at L0 (NULL: none, the shim keeps the table itself). query_size
+     * for q->dom as the guest gave it (DOMID_SELF: our domain at L0); grant_frame puts L0's
+     * grant-table frame idx at our gfn (the frame there goes back to L0). */
+    int (*grant_query_size)(struct gnttab_query_size *q);
+    int (*grant_frame)(unsigned idx, uint64_t gfn);
 
     /* The L0's xenstore ring for the guest: its frame and L0 port (NULL or an error: none). */
     int (*store_ring)(uint64_t move_to, uint64_t *pfn, uint32_t *port);   /* moved to that gfn if not 0 */

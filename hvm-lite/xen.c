@@ -1,4 +1,5 @@
-/* xen.c: the Xen L0: memory map, shared_info, vcpu_info, upcall vector and events, pvclock, shutdown. */
+/* xen.c: the Xen L0: memory map, shared_info, vcpu_info, upcall vector and events, pvclock, the guest's
+ * store ring and grant frames, shutdown. */
 #include "apic.h"
 #include "boot.h"
 #include "config.h"
@@ -297,6 +298,24 @@ static int xen_store_ring(uint64_t move_to, uint64_t *pfn, uint32_t *port)
     return 0;
 }
 
+/* The guest's query_size, passed through with count 1, as the stock shim does. */
+static int xen_grant_query_size(struct gnttab_query_size *q)
+{
+    long rc = HYPERVISOR_grant_table_op(GNTTABOP_query_size, q, 1);
+
+    return rc ? ERR((int)rc) : 0;
+}
+
+/* L0's grant-table frame idx at our gfn: the stock shim's way to hand the guest its frames. */
+static int xen_grant_frame(unsigned idx, uint64_t gfn)
+{
+    struct xen_add_to_physmap xatp = { .domid = DOMID_SELF, .space = XENMAPSPACE_grant_table, .idx = idx,
+                                       .gpfn = gfn };
+    long rc = HYPERVISOR_memory_op(XENMEM_add_to_physmap, &xatp);
+
+    return rc ? ERR((int)rc) : 0;
+}
+
 /* XENMEM_decrease_reservation / populate_physmap on our own domain, order 0, in batches of at
  * most a page of gfns (what L0 handles without a continuation). */
 #define L0_BATCH 512
@@ -347,7 +366,7 @@ static void xen_report_counters(void)
         { __HYPERVISOR_memory_op, "memory_op" }, { __HYPERVISOR_console_io, "console_io" },
         { __HYPERVISOR_xen_version, "xen_version" }, { __HYPERVISOR_vcpu_op, "vcpu_op" },
         { __HYPERVISOR_sched_op, "sched_op" }, { __HYPERVISOR_event_channel_op, "event_channel_op" },
-        { __HYPERVISOR_hvm_op, "hvm_op" },
+        { __HYPERVISOR_hvm_op, "hvm_op" }, { __HYPERVISOR_grant_table_op, "grant_table_op" },
     };
     char buf[200];
     size_t n = 0;
@@ -398,6 +417,8 @@ const struct l0_ops l0_xen = {
     .evtchn_status = xen_evtchn_status,
     .domid = xen_domid,
     .wallclock_base = xen_wallclock_base,
+    .grant_query_size = xen_grant_query_size,
+    .grant_frame = xen_grant_frame,
     .store_ring = xen_store_ring,
     .release_frames = xen_release_frames,
     .populate_frames = xen_populate_frames,

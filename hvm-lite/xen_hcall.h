@@ -33,6 +33,8 @@ static inline long xen_hcall(unsigned long op, unsigned long a1, unsigned long a
 #define HYPERVISOR_evtchn_op(cmd, arg)  xen_hcall(__HYPERVISOR_event_channel_op, (cmd), (unsigned long)(arg), 0)
 #define HYPERVISOR_sched_op(cmd, arg)   xen_hcall(__HYPERVISOR_sched_op, (cmd), (unsigned long)(arg), 0)
 #define HYPERVISOR_xen_version(cmd, a)  xen_hcall(__HYPERVISOR_xen_version, (cmd), (unsigned long)(a), 0)
+#define HYPERVISOR_grant_table_op(cmd, arg, n) \
+    xen_hcall(__HYPERVISOR_grant_table_op, (cmd), (unsigned long)(arg), (n))
 #define HYPERVISOR_console_io(cmd, n, buf) \
     xen_hcall(__HYPERVISOR_console_io, (cmd), (n), (unsigned long)(buf))
 

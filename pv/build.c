@@ -23,6 +23,7 @@
 #include "pagetype.h"
 #include "paging.h"
 #include "time.h"
+#include "xenstore.h"
 #include "xerrno.h"
 
 #define SZ_512K   (512ull << 10)
@@ -395,6 +396,7 @@ int pv_build(const struct boot_info *bi)
     pv_dom.vcpu[0].initialised = pv_dom.vcpu[0].started = true;
     pv_vcpu_init_smp();
     pv_evtchn_init();
+    pv_store_init();
 
     uint64_t nr_pages = guest_pool.total_frames + 2;    /* + the xenstore and console pages */
     if ((rc = plan(bi, nr_pages)) || (rc = alloc_p2m(nr_pages, bi)) || (rc = back_pfns(lay.boot_end_pfn)))

@@ -40,9 +40,12 @@ bool pv_mfn_is_guest(uint64_t mfn)
     return frame_pool_owns(&guest_pool, mfn, 1) && !frame_is_free(&guest_pool, mfn);
 }
 
+/* A shim page the guest may map writable: shared_info, the rings, grant frames (hc_grant.c), each
+ * marked with pt_fix_writable. */
 bool pv_mfn_is_special(uint64_t mfn)
 {
-    return mfn == pv_dom.shared_mfn || mfn == pv_dom.cons_mfn || mfn == pv_dom.store_mfn;
+    return mfn == pv_dom.shared_mfn || mfn == pv_dom.cons_mfn || mfn == pv_dom.store_mfn ||
+           (mfn < pv_mm.nr && (pv_mm.info[mfn] & PGI_FIXED));
 }
 
 /* The L1 entry that maps va in the guest kernel's current tables: the L1 table's frame in *l1

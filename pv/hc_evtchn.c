@@ -3,7 +3,8 @@
  * namespace (pv/evtchn_port.c): VIRQs and IPIs are the shim's alone; interdomain ports
  * (alloc_unbound, bind_interdomain) are forwarded to L0 and the table maps guest port <-> L0 port,
  * so that an event from L0 raises the right guest port (upcall.c). The console port is the shim's
- * end (send drains the ring); the store port forwards to L0's store port when there is one.
+ * end (send drains the ring); the store port forwards to L0's store port when there is one, else
+ * the shim answers the ring itself (store.c).
  * Table changes hold ev_lock with interrupts off: another vCPU may bind or close meanwhile, and a
  * timer or L0 event may raise a port on this CPU.
  */
@@ -12,6 +13,7 @@
 #include "hypercall.h"
 #include "l0.h"
 #include "x86.h"
+#include "xenstore.h"
 #include "xerrno.h"
 
 int pv_evtchn_route_l0(unsigned port, uint32_t l0_port);   /* upcall.c */
@@ -31,6 +33,10 @@ static long send(unsigned port)
     case EV_INTERDOMAIN:
         if (e->special == EV_CONSOLE) {
             pv_console_kick();
+            return 0;
+        }
+        if (e->special == EV_STORE && !e->l0_port) {
+            pv_store_kick();            /* standalone: our own answerer (store.c) */
             return 0;
         }
         return e->l0_port && l0->evtchn_send ? l0->evtchn_send(e->l0_port) : 0;

@@ -91,12 +91,17 @@ long hc_mmu_update(uint64_t ureqs, uint64_t count, uint64_t pdone, uint64_t fore
         case MMU_PT_UPDATE_PRESERVE_AD:
             rc = pt_update(ptr, req.val, true);
             break;
-        case MMU_MACHPHYS_UPDATE:
-            if (!pv_mfn_is_guest(ptr >> PAGE_SHIFT) || (ptr >> PAGE_SHIFT) >= pv_dom.max_mfn)
+        case MMU_MACHPHYS_UPDATE: {
+            /* the guest's frames, and the pages it owns in Xen: shared_info and the rings (PV GRUB
+             * moves the rings' pfns); not grant frames (the stock shim's are L0's, not the guest's) */
+            uint64_t m = ptr >> PAGE_SHIFT;
+            bool owned = m == pv_dom.shared_mfn || m == pv_dom.cons_mfn || m == pv_dom.store_mfn;
+            if (!(pv_mfn_is_guest(m) || owned) || m >= pv_dom.max_mfn)
                 rc = ERR(-XEN_EINVAL);
             else
                 pv_dom.m2p[ptr >> PAGE_SHIFT] = req.val;
             break;
+        }
         default:
             rc = ERR(-XEN_ENOSYS);
             break;

@@ -44,7 +44,8 @@ static const struct hc_entry table[64] = {
     H(xen_version, hc_xen_version),
     H(console_io, hc_console_io),
     R(physdev_op_compat, -XEN_ENOSYS),
-    R(grant_table_op, -XEN_ENOSYS),
+    F(grant_table_op, hc_grant_table_op),   /* query_size to L0, setup_table L0's frames (standalone:
+                                               ours); the rest -EOPNOTSUPP, as the stock shim */
     H(vm_assist, hc_vm_assist),
     R(update_va_mapping_otherdomain, -XEN_EPERM),
     [__HYPERVISOR_iret] = { "iret", HANDLED, NULL, 0 },   /* pv_syscall -> pv_iret (needs the frame); multicall.c does it on its own frame */

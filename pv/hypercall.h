@@ -30,6 +30,7 @@ long hc_event_channel_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_callback_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_vcpu_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_set_timer_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_grant_table_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 
 /* Dispatch the hypercall in r (rax = number; rdi, rsi, rdx, r10, r8) and return its result. */
 long pv_hypercall(struct cpu_regs *r);

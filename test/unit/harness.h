@@ -34,5 +34,6 @@ void test_pagetype(void);
 void test_segdesc(void);
 void test_insn(void);
 void test_evtchn(void);
+void test_xenstore(void);
 
 #endif

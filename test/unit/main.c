@@ -35,6 +35,7 @@ int main(void)
         { "segdesc", test_segdesc },
         { "insn", test_insn },
         { "evtchn", test_evtchn },
+        { "xenstore", test_xenstore },
     };
 
     for (unsigned i = 0; i < sizeof(suites) / sizeof(suites[0]); i++) {
