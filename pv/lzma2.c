@@ -211,8 +211,9 @@ static int copy_match(struct lzma *z, uint32_t len)
     if (len > z->chunk_end - z->out_pos)
         return fail(z, -XEN_EINVAL, "lzma: chunk data longer than its header says");
     uint8_t *o = z->out + z->out_pos;  /* locals: the byte stores may alias z */
+    const uint8_t *from = o - dist;     /* within out: dist was checked against the dictionary */
     for (uint32_t i = 0; i < len; i++)
-        o[i] = o[i - dist];
+        o[i] = from[i];
     z->out_pos += len;
     return 0;
 }
