@@ -61,7 +61,7 @@ struct pv_vcpu {
     struct pv_trap traps[256];
 
     /* CALLBACKOP_register: the guest's entry points (0: none) */
-    uint64_t event_callback, failsafe_callback, nmi_callback;
+    uint64_t event_callback, failsafe_callback;     /* the NMI handler is traps[2] (nmi.c) */
     uint64_t syscall_callback, syscall32_callback, sysenter_callback;
     bool failsafe_mask_events, syscall_mask_events, syscall32_mask_events, sysenter_mask_events;
 
@@ -70,6 +70,8 @@ struct pv_vcpu {
     bool initialised, started;
     volatile bool down;                 /* VCPUOP_down: parked on its way back to the guest */
     volatile bool blocked;              /* halted in SCHEDOP_block or poll: an event needs a kick */
+    volatile bool nmi_pending;          /* VCPUOP_send_nmi, until delivered (nmi.c) */
+    bool nmi_masked;                    /* in its NMI handler: until the next iret */
     volatile bool timers_changed;       /* another vCPU changed its timers: its CPU re-arms them */
     struct pv_vcpu_start {              /* VCPUOP_initialise's state for the CPU, until it starts */
         struct cpu_user_regs regs;
@@ -192,6 +194,11 @@ bool pv_vcpu_is_up(const struct pv_vcpu *v);
 void pv_vcpu_kick(struct pv_vcpu *v);   /* make v's CPU look at v (no-op for this CPU's own) */
 void pv_vcpu_park(struct pv_vcpu *v);   /* on its way back to the guest: stay while it is down */
 void pv_timers_changed(struct pv_vcpu *v);  /* apply timer changes made for v (any CPU) */
+
+/* nmi.c: virtual NMIs */
+long pv_nmi_send(struct pv_vcpu *v, uint64_t arg);     /* VCPUOP_send_nmi */
+long pv_nmi_callback(bool reg, uint64_t address);     /* CALLBACKOP (un)register nmi */
+void pv_nmi_deliver(struct cpu_regs *r);               /* on the way back to the guest */
 
 /* hc_sched.c */
 void pv_shutdown(unsigned reason) __noreturn;

@@ -4,8 +4,10 @@
  * segment-base MSRs and a few read-only ones, CPUID behind the forced-emulation prefix
  * (ud2; .ascii "xen"; cpuid) with a PV CPUID policy, wbinvd, clts, and cli/sti on the upcall
  * mask when the virtual IOPL is at least 1 (physdev set_iopl), as Xen, and port I/O under the same
- * IOPL to ports nobody has. Anything else is the
- * guest's #GP or #UD, bounced to it (rdmsr_safe and friends rely on that).
+ * IOPL to ports nobody has. Anything else is the guest's #GP or #UD, bounced to it (rdmsr_safe
+ * and friends rely on that). hlt too is #GP(0): Xen 4.17's PV emulator does not take it, so the
+ * stock shim faults it, and a kernel that hlts by mistake should be told, not hang (guests idle
+ * with SCHEDOP_block; test/guests/nmi checks the #GP on both shims).
  */
 #include "domain.h"
 #include "config.h"

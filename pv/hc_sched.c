@@ -1,8 +1,9 @@
 /*
  * hc_sched.c: __HYPERVISOR_sched_op. The guest's vCPU owns its shim CPU, so yield only refreshes
  * the clock and block/poll halt the CPU (sti; hlt) until an interrupt (a timer, an L0 event, a
- * kick from another vCPU's CPU) makes what they wait for true, or the vCPU is taken down. Block enables event delivery first, as Xen's does. Shutdown
- * passes its reason to L0 unchanged.
+ * kick from another vCPU's CPU) makes what they wait for true, an NMI is sent to the vCPU (Xen's
+ * vcpu_kick unblocks it), or the vCPU is taken down. Block enables event delivery first, as Xen's
+ * does. Shutdown passes its reason to L0 unchanged.
  */
 #include "domain.h"
 #include "flush.h"
@@ -42,7 +43,7 @@ static void halt_until(struct pv_vcpu *v, bool (*done)(struct pv_vcpu *, const v
     __atomic_store_n(&v->blocked, true, __ATOMIC_SEQ_CST);     /* before the checks: see upcall.c */
     for (;;) {
         cli();
-        if (done(v, arg) || READ_ONCE(v->down))
+        if (done(v, arg) || READ_ONCE(v->down) || (READ_ONCE(v->nmi_pending) && !v->nmi_masked))
             break;
         sti_hlt();                      /* sti's shadow: no wakeup is lost between check and hlt */
     }

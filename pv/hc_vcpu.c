@@ -123,8 +123,10 @@ long hc_vcpu_op(uint64_t cmd, uint64_t vcpuid, uint64_t arg, uint64_t a4, uint64
             return -XEN_EINVAL;
         pv_timer_singleshot(v, 0);
         return 0;
+    case VCPUOP_send_nmi:
+        return pv_nmi_send(v, arg);
     default:
-        return -XEN_ENOSYS;             /* send_nmi (no guest NMIs yet), get_physid (dom0) */
+        return -XEN_ENOSYS;             /* get_physid (dom0's), the rest unknown to 64-bit PV */
     }
 }
 

@@ -49,11 +49,11 @@ static const struct hc_entry table[64] = {
     H(vm_assist, hc_vm_assist),
     R(update_va_mapping_otherdomain, -XEN_EPERM),
     [__HYPERVISOR_iret] = { "iret", HANDLED, NULL, 0 },   /* pv_syscall -> pv_iret (needs the frame); multicall.c does it on its own frame */
-    H(vcpu_op, hc_vcpu_op),                 /* send_nmi, get_physid: -ENOSYS inside */
+    H(vcpu_op, hc_vcpu_op),                 /* get_physid: -ENOSYS inside */
     H(set_segment_base, hc_set_segment_base),
     H(mmuext_op, hc_mmuext_op),
     R(xsm_op, -XEN_ENOSYS),
-    R(nmi_op, -XEN_ENOSYS),
+    H(nmi_op, hc_nmi_op),                   /* register/unregister: trap vector 2 */
     H(sched_op, hc_sched_op),               /* remote_shutdown -EPERM, suspend -EINVAL */
     H(callback_op, hc_callback_op),
     R(xenoprof_op, -XEN_ENOSYS),

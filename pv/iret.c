@@ -40,4 +40,5 @@ void pv_iret(struct cpu_regs *r)
     r->rax = f.rax;
     /* events back on with IF: pv_syscall's return then delivers what is pending at once */
     pv_current()->vi->evtchn_upcall_mask = !(f.rflags & RFLAGS_IF);
+    pv_current()->nmi_masked = false;   /* any iret ends an NMI handler's masking, as Xen's */
 }

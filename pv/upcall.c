@@ -23,6 +23,7 @@ void pv_upcall_check(struct cpu_regs *r)
     if (!(r->cs & 3))
         return;                         /* not back to the guest */
     pv_vcpu_park(v);                    /* VCPUOP_down: not until the next up */
+    pv_nmi_deliver(r);                  /* NMIs first, as Xen; a masked event callback then waits */
     if (!vi || !v->event_callback)
         return;                         /* nowhere to deliver */
     if (!READ_ONCE(vi->evtchn_upcall_pending) || READ_ONCE(vi->evtchn_upcall_mask))

@@ -7,6 +7,7 @@
  * then we go back there through HYPERVISOR_iret.
  */
 #include <xen/xen.h>
+#include "gprs.h"
 
 	.text
 	.code64
@@ -46,41 +47,13 @@ TRAP 21, 1
 
 /* Push order matches struct trap_frame in traps.h, read from the lowest address up. */
 trap_common:
-	push	%rax
-	push	%rbx
-	push	%rcx
-	push	%rdx
-	push	%rsi
-	push	%rdi
-	push	%rbp
-	push	%r8
-	push	%r9
-	push	%r10
-	push	%r11
-	push	%r12
-	push	%r13
-	push	%r14
-	push	%r15
+	PUSH_GPRS
 	mov	%rsp, %rdi
 	mov	%rsp, %rbx		/* callee-saved: the frame, after the call */
 	and	$-16, %rsp		/* the C ABI wants a 16-byte aligned call */
 	call	trap_entry		/* returns only if the fault was expected */
 	mov	%rbx, %rsp
-	pop	%r15
-	pop	%r14
-	pop	%r13
-	pop	%r12
-	pop	%r11
-	pop	%r10
-	pop	%r9
-	pop	%r8
-	pop	%rbp
-	pop	%rdi
-	pop	%rsi
-	pop	%rdx
-	pop	%rcx
-	pop	%rbx
-	pop	%rax
+	POP_GPRS
 	/*
 	 * Left: [vector, error, rip, cs, rflags, rsp, ss]. HYPERVISOR_iret wants
 	 * [rax, r11, rcx, flags, rip, cs, rflags, rsp, ss]: two more slots below; flags 0 = not

@@ -7,6 +7,8 @@
  * leave through HYPERVISOR_iret, whose frame is [rax, r11, rcx, flags, rip, cs, rflags, rsp, ss]:
  * the interrupted code cannot tell (flags 0: not returning from a syscall, so rcx/r11 come back).
  */
+#include "gprs.h"
+
 	.text
 	.code64
 	.macro	EVENT_ENTRY name, vcpu
@@ -14,8 +16,8 @@
 \name:
 	pop	%rcx
 	pop	%r11
-	push	%rax
-	mov	$\vcpu, %eax
+	PUSH_GPRS
+	mov	$\vcpu, %edi
 	jmp	events_common
 	.endm
 
@@ -23,44 +25,10 @@
 	EVENT_ENTRY events_entry1, 1
 
 events_common:
-	push	%rbx
-	push	%rcx
-	push	%rdx
-	push	%rsi
-	push	%rdi
-	push	%rbp
-	push	%r8
-	push	%r9
-	push	%r10
-	push	%r11
-	push	%r12
-	push	%r13
-	push	%r14
-	push	%r15
-	mov	%eax, %edi
 	mov	%rsp, %rbx
 	and	$-16, %rsp
 	call	events_dispatch
 	mov	%rbx, %rsp
-	pop	%r15
-	pop	%r14
-	pop	%r13
-	pop	%r12
-	pop	%r11
-	pop	%r10
-	pop	%r9
-	pop	%r8
-	pop	%rbp
-	pop	%rdi
-	pop	%rsi
-	pop	%rdx
-	pop	%rcx
-	pop	%rbx
-	pop	%rax
-	push	$0		/* flags */
-	push	%rcx
-	push	%r11
-	push	%rax
-	mov	$23, %eax	/* __HYPERVISOR_iret */
-	syscall
+	POP_GPRS
+	IRET_BELOW_RIP
 	ud2

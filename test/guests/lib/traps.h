@@ -27,6 +27,11 @@ void trap_entry(struct trap_frame *f);
 /* HYPERVISOR_iret returned (rc) instead of resuming a probe: end the test as a crash. */
 _Noreturn void trap_iret_failed(long rc);
 
+/* nmientry.S: an NMI handler entry that runs the test's nmi_handler(frame), frame pointing at
+ * [rip, cs, rflags, rsp, ss] of Xen's NMI frame; a test that uses nmi_entry defines it. */
+extern char nmi_entry[];
+void nmi_handler(const uint64_t *frame);
+
 /* Print the frame and end the test as a crash. */
 _Noreturn void trap_fatal(const struct trap_frame *f);
 

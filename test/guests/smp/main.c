@@ -24,6 +24,8 @@
  * vCPU in Xen: two vCPUs polling at once each end at their own timeout, and two vCPUs issuing
  * multicalls at once never see "reentry" (-EINVAL). Two vCPUs remapping with UVMF_ALL at once
  * both get through, neither starved by the other (Xen's flush IPIs take a fair lock).
+ * VCPUOP_send_nmi from vCPU 0 to vCPU 1 halted in SCHEDOP_block wakes it (Xen's vcpu_kick
+ * unblocks): block returns 0 and the AP's NMI handler has run once, on the AP.
  *
  * TLB (public/xen.h, update_va_mapping and mmuext_op): after update_va_mapping with
  * UVMF_INVLPG or UVMF_TLB_FLUSH for UVMF_ALL or UVMF_MULTI (a vCPU bitmap), or after a plain
@@ -82,6 +84,7 @@ enum ap_cmd {
 	AP_MULTICALLS,  /* multicalls until pvclock arg */
 	AP_REMAPS,      /* update_va_mapping(UVMF_ALL) of window arg until pvclock arg2 */
 	AP_UP_VCPU0,    /* wait until vCPU 0 is down, then up it */
+	AP_NMI_HANDLER, /* CALLBACKOP_register(nmi) for itself */
 };
 
 static struct {
@@ -101,6 +104,14 @@ static struct {
 	unsigned entry_mask;
 	long stop_periodic_rc;
 } ap;
+
+/* The AP's NMIs (lib/nmientry.S calls this; only the AP registers it). */
+static volatile unsigned long ap_nmis, ap_nmi_rip;
+void nmi_handler(const uint64_t *frame)
+{
+	ap_nmis++;
+	ap_nmi_rip = frame[0];
+}
 
 static char ap_stack[16384] __attribute__((aligned(16)));
 static const unsigned long ap_fs_word = AP_FS_WORD, ap_gs_word = AP_GS_WORD;
@@ -225,6 +236,12 @@ static void ap_do(unsigned seq, unsigned cmd, unsigned long arg, unsigned long a
 		if (!LOAD(ap.vcpu0_back))
 			test_fail("vCPU 0 did not come back from its VCPUOP_down (the AP's up: %ld %s)", rc,
 				  errno_name(rc));
+		break;
+	}
+	case AP_NMI_HANDLER: {
+		struct callback_register c = { .type = CALLBACKTYPE_nmi, .address = (unsigned long)nmi_entry };
+
+		rc = HC(__HYPERVISOR_callback_op, CALLBACKOP_register, &c, 0);
 		break;
 	}
 	default:
@@ -559,6 +576,21 @@ static void block_kick(void)
 	      ap.rc, events_seen[p1] - seen);
 }
 
+/* VCPUOP_send_nmi to the AP halted in SCHEDOP_block: its handler runs there and block returns */
+static void nmi_kick(void)
+{
+	check(ap_call(AP_NMI_HANDLER, 0, 0) && ap.rc == 0, "the AP registers an NMI callback: %ld %s", ap.rc,
+	      errno_name(ap.rc));
+	unsigned seq = post_waiting(AP_BLOCK, 0, 0, "goes into SCHEDOP_block again");
+	unsigned long before = ap_nmis;
+	long rc = vcpu_op(VCPUOP_send_nmi, 1, NULL);
+
+	check(rc == 0 && wait_eq_u(&ap.done, seq, WAIT), "  VCPUOP_send_nmi from vCPU 0 wakes it: %ld %s", rc,
+	      errno_name(rc));
+	check(ap.rc == 0 && LOAD(ap_nmis) == before + 1, "  block returned %ld and its NMI handler ran %lu time(s)",
+	      ap.rc, LOAD(ap_nmis) - before);
+}
+
 /* An IPI port bound to vcpu and masked, for polling (0: none). */
 static evtchn_port_t masked_ipi(unsigned vcpu)
 {
@@ -811,6 +843,7 @@ void test_main(void)
 	bring_up();
 	ipis();
 	block_kick();
+	nmi_kick();
 	polls();
 	timer();
 	downs();
