@@ -163,6 +163,7 @@ void pv_syscall_from_user(struct cpu_regs *r);      /* traps.c */
 void pv_to_kernel_mode(void);                       /* mode.c */
 bool pv_to_user_mode(void);                         /* false: no user page tables */
 void pv_time_update(void);
+void pv_set_fpu_ts(bool ts);                        /* hc_cpu.c: the virtual CR0.TS, on this CPU */
 /* Build an exception/event frame on the guest kernel stack and enter addr (error_code < 0: none). */
 void pv_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t error_code);
 

@@ -19,7 +19,6 @@
 #define MSR_PLATFORM_INFO 0xce
 
 #define CPUID_HYPERVISOR_BASE 0x40000000u
-#define CR0_TS (1ul << 3)
 #define CR4_PGE_ (1ul << 7)
 
 static uint64_t *gpr(struct cpu_regs *r, unsigned n)
@@ -227,8 +226,7 @@ bool pv_emulate(struct cpu_regs *r)
         v = *gpr(r, reg);
         switch (cr) {
         case 0:                         /* only TS is the guest's (fpu_taskswitch) */
-            pv_current()->fpu_ts = v & CR0_TS;
-            write_cr0(pv_current()->fpu_ts ? read_cr0() | CR0_TS : read_cr0() & ~CR0_TS);
+            pv_set_fpu_ts(v & CR0_TS);
             break;
         case 3:                         /* a new base pointer, as MMUEXT_NEW_BASEPTR */
             if (pv_new_baseptr(v >> PAGE_SHIFT))
@@ -258,7 +256,7 @@ bool pv_emulate(struct cpu_regs *r)
     case 0x09:                          /* wbinvd: a no-op for a guest without devices, as Xen */
     case 0x06:                          /* clts: the guest's TS is virtual (fpu_taskswitch) */
         if (op == 0x06)
-            pv_current()->fpu_ts = false;
+            pv_set_fpu_ts(false);       /* the real TS too, or the next FPU use faults */
         len += 2;
         break;
     default:

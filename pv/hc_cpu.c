@@ -10,7 +10,6 @@
 #include "x86.h"
 #include "xerrno.h"
 
-#define CR0_TS (1ul << 3)
 
 /* A data selector the guest may load into %gs without faulting us: null, or one desc.c checks. */
 static bool gs_selector_ok(uint16_t sel)
@@ -61,12 +60,16 @@ long hc_stack_switch(uint64_t ss, uint64_t sp, uint64_t a3, uint64_t a4, uint64_
     return 0;
 }
 
+/* The guest's virtual CR0.TS, on this CPU's real one: with it set, the next FPU use raises #NM,
+ * which the guest gets (traps.c clears it as it delivers, as Xen). */
+void pv_set_fpu_ts(bool ts)
+{
+    pv_current()->fpu_ts = ts;
+    write_cr0(ts ? read_cr0() | CR0_TS : read_cr0() & ~CR0_TS);
+}
+
 long hc_fpu_taskswitch(uint64_t set, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
 {
-    pv_current()->fpu_ts = set != 0;
-    if (set)
-        write_cr0(read_cr0() | CR0_TS);  /* the next FPU use raises #NM, which the guest gets */
-    else
-        write_cr0(read_cr0() & ~CR0_TS);
+    pv_set_fpu_ts(set != 0);
     return 0;
 }

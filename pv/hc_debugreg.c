@@ -4,7 +4,7 @@
  * be guest addresses; DR7 may not enable I/O breakpoints or general detect) and loads it. The
  * shim never uses debug registers itself. A #DB then reaches the guest's handler like any trap,
  * and DR6 is read back from the hardware. A data breakpoint the shim trips while it copies guest
- * memory for a hypercall is remembered in the vCPU's DR6 and the copy goes on (pv_debug_in_shim).
+ * memory for a hypercall leaves its status in DR6 and the copy goes on (pv_debug_in_shim).
  */
 #include "domain.h"
 #include "debug.h"
@@ -76,16 +76,12 @@ void pv_debugreg_load(const uint64_t dr[8])
             hc_set_debugreg(i, dr[i], 0, 0, 0);
 }
 
-/* A #DB in the shim itself: a guest data breakpoint on memory a hypercall touched. Keep its
- * status for the guest (it reads DR6 next) and go on. */
+/* A #DB in the shim itself: a guest data breakpoint on memory a hypercall touched. Its status
+ * stays in the hardware DR6, which the guest reads next (get_debugreg reads the register); the
+ * shim goes on. Anything else (no armed breakpoint hit) is not ours to swallow. */
 bool pv_debug_in_shim(void)
 {
-    uint64_t dr6 = read_dr(6);
-
-    if (!(read_dr(7) & 0xff))
-        return false;                   /* no guest breakpoint armed: not ours to swallow */
-    write_dr(6, dr6);
-    return true;
+    return (read_dr(7) & 0xff) && (read_dr(6) & 0xf);
 }
 
 long hc_get_debugreg(uint64_t reg, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)

@@ -80,10 +80,8 @@ static bool trap(struct cpu_regs *r, uint64_t cr2)
         if (kernel)
             r->error_code &= ~4ul;      /* the guest kernel sees its faults as supervisor ones, as on Xen */
     }
-    if (v == 7 && pv_current()->fpu_ts) {
-        write_cr0(read_cr0() & ~(1ul << 3));   /* as Xen: #NM clears the virtual TS as it is delivered */
-        pv_current()->fpu_ts = false;
-    }
+    if (v == 7 && pv_current()->fpu_ts)
+        pv_set_fpu_ts(false);           /* as Xen: #NM clears the virtual TS as it is delivered */
     if (v == 8 || v == 18 || !pv_current()->traps[v].address)
         pv_crash(r, "%s (error code %#lx) at %#lx with no guest handler", names[v & 31], r->error_code, r->rip);
     const struct pv_trap *t = &pv_current()->traps[v];

@@ -28,7 +28,6 @@
 #include "x86.h"
 #include "xerrno.h"
 
-#define CR0_TS        (1ul << 3)
 #define RFLAGS_IOPL   (3ul << 12)
 
 void pv_debugreg_load(const uint64_t dr[8]);    /* hc_debugreg.c */
@@ -184,7 +183,7 @@ static void vcpu_start_below(void *arg)
     } else {
         wrmsr(MSR_KERNEL_GS_BASE, s->gs_base_kernel);
     }
-    write_cr0(v->fpu_ts ? read_cr0() | CR0_TS : read_cr0() & ~CR0_TS);
+    pv_set_fpu_ts(v->fpu_ts);
     pv_debugreg_load(s->dr);
     hc_set_debugreg(6, s->dr[6], 0, 0, 0);
 

@@ -13,8 +13,8 @@
  *    in the request; the sender waits for every bit. One request is in flight at a time
  *    (flush_lock). A CPU that wants the lock while another waits for it serves its own bit as
  *    it spins, so two senders, or a sender and a CPU spinning with interrupts off, never wait
- *    for each other. On an overcommitted L0 the CPU to wait for may not be running at all: after
- *    a short spin the waiter yields its pCPU to L0.
+ *    for each other. On an overcommitted L0 the CPU to wait for may not be running at all: the
+ *    waiter spins with spin_wait, which yields its pCPU to L0 now and then.
  */
 #include "flush.h"
 #include "apic.h"
@@ -29,8 +29,6 @@
 #include "spinlock.h"
 #include "time.h"
 #include "x86.h"
-
-#define SPINS_BEFORE_YIELD 256
 
 struct flush_stats flush_stats;
 bool flush_assisted, flush_clock_on;
@@ -93,15 +91,18 @@ static void flush_local(uint64_t va, unsigned flags)
     }
 }
 
-/* This CPU's part of the request in flight, if it has one. */
+/* This CPU's part of the request in flight, if it has one. Interrupts off: a VEC_FLUSH taken in
+ * the middle (serve also runs from a waiting spin) could answer this request and let the next
+ * one start, and we would clear our bit in that one after flushing with this one's va. */
 static void serve(void)
 {
-    uint64_t me = FLUSH_CPU(this_cpu()->id);
+    uint64_t me = FLUSH_CPU(this_cpu()->id), f = irq_save();
 
     if (__atomic_load_n(&req.pending, __ATOMIC_ACQUIRE) & me) {
         flush_local(req.va, req.flags);
         __atomic_fetch_and(&req.pending, ~me, __ATOMIC_RELEASE);
     }
+    irq_restore(f);
 }
 
 static void flush_irq(struct cpu_regs *r)
@@ -121,18 +122,8 @@ void flush_probe(int want_assisted, int want_clock)
     flush_clock_on = want_clock < 0 ? !flush_assisted : want_clock;
 }
 
-static void spin_wait(unsigned *spins)
-{
-    if (++*spins % SPINS_BEFORE_YIELD == 0 && l0->yield)
-        l0->yield();
-    else
-        cpu_relax();
-}
-
 static void flush_ipi(uint64_t mask, uint64_t va, unsigned flags)
 {
-    unsigned spins = 0;
-
     spin_lock_serving(&flush_lock, serve);     /* in ticket order: a busy flusher cannot keep us out */
     uint64_t t0 = now_ns();
     req.va = va;
@@ -143,7 +134,7 @@ static void flush_ipi(uint64_t mask, uint64_t va, unsigned flags)
             apic_send_ipi(cpus[i]->apic_id, VEC_FLUSH);
 
     uint64_t warn_at = t0 + 1000000000ull;
-    spins = 0;
+    unsigned spins = 0;
     while (__atomic_load_n(&req.pending, __ATOMIC_ACQUIRE)) {
         if (warn_at && now_ns() > warn_at) {
             pr_warn("TLB flush: CPUs %#lx have not answered for 1 s\n", req.pending);

@@ -9,6 +9,7 @@
 #include "mm.h"
 #include "panic.h"
 #include "paging.h"
+#include "spinlock.h"
 #include "time.h"
 #include "timer.h"
 #include "x86.h"
@@ -84,13 +85,22 @@ int smp_call(struct cpu *c, void (*fn)(void *), void *arg)
 bool smp_call_wait(struct cpu *c, uint64_t timeout_ns)
 {
     uint64_t end = now_ns() + timeout_ns;
+    unsigned spins = 0;
 
     while (__atomic_load_n(&c->call_fn, __ATOMIC_ACQUIRE)) {
         if (now_ns() > end)
             return false;
-        cpu_relax();
+        spin_wait(&spins);
     }
     return true;
+}
+
+void cpu_yield(void)
+{
+    if (l0 && l0->yield)
+        l0->yield();
+    else
+        cpu_relax();
 }
 
 static void ap_start(struct cpu *c)

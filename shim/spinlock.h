@@ -1,8 +1,26 @@
-/* spinlock.h: a ticket spinlock (fair, so a preempted vCPU's waiters queue in order). */
+/*
+ * spinlock.h: a ticket spinlock (fair, so a preempted vCPU's waiters queue in order). On an
+ * overcommitted L0 the holder may not be running at all (on one pCPU, a contended lock always
+ * means that): a waiter that has spun a while gives its pCPU back to L0 instead of spinning out
+ * its time slice, so that the holder runs sooner.
+ */
 #ifndef SHIM_SPINLOCK_H
 #define SHIM_SPINLOCK_H
 
 #include "x86.h"
+
+#define SPIN_YIELD_EVERY 1024           /* spins between yields to L0 */
+
+void cpu_yield(void);                   /* smp.c: L0 may run another vCPU of ours (no-op: no L0) */
+
+/* One step of a busy wait for another CPU. */
+static inline void spin_wait(unsigned *spins)
+{
+    if (++*spins % SPIN_YIELD_EVERY == 0)
+        cpu_yield();
+    else
+        cpu_relax();
+}
 
 typedef struct {
     volatile uint16_t head, tail;
@@ -13,17 +31,19 @@ typedef struct {
 static inline void spin_lock(spinlock_t *l)
 {
     uint16_t me = __atomic_fetch_add(&l->tail, 1, __ATOMIC_ACQUIRE);
+    unsigned spins = 0;
     while (__atomic_load_n(&l->head, __ATOMIC_ACQUIRE) != me)
-        cpu_relax();
+        spin_wait(&spins);
 }
 
 /* spin_lock, calling wait() while it waits its turn (for work that must go on meanwhile). */
 static inline void spin_lock_serving(spinlock_t *l, void (*wait)(void))
 {
     uint16_t me = __atomic_fetch_add(&l->tail, 1, __ATOMIC_ACQUIRE);
+    unsigned spins = 0;
     while (__atomic_load_n(&l->head, __ATOMIC_ACQUIRE) != me) {
         wait();
-        cpu_relax();
+        spin_wait(&spins);
     }
 }
 

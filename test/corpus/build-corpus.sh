@@ -4,7 +4,9 @@
 #   linux-initrd.cpio.gz  busybox initramfs whose /init (init.sh) runs self-checks (pvcheck.c):
 #                         CHECK xen|forkexec|tmpfs|anonmem|sleep|pinned|vcpus ok|FAIL <detail>,
 #                         then RESULT PASS|FAIL and poweroff -f. Kernel command line:
-#                         console=hvc0 rdinit=/init pvcheck.vcpus=N  (N = the vCPUs the guest should see)
+#                         console=hvc0 rdinit=/init pvcheck.vcpus=N  (N = the vCPUs the guest should see);
+#                         pvcheck.mode=flushbench [pvcheck.scale=S] runs flushbench.c's workload instead
+#                         (test/bench/flush)
 #   pvgrub-linux.elf      PV GRUB x86_64-xen with a memdisk (grub-linux.cfg, vmlinuz, initrd) that
 #                         boots that Linux with console=hvc0 rdinit=/init (no vCPU count: the vcpus
 #                         check then compares online with possible vCPUs)
@@ -98,6 +100,7 @@ cp "$tmp/k/boot/vmlinuz-$KVER" "$tmp/vmlinuz"
 # ---- 2. pvcheck, the static check helper ----
 say "compiling pvcheck.c"
 gcc -static -O2 -Wall -Wextra -Werror -s -o "$tmp/pvcheck" "$HERE/pvcheck.c"
+gcc -static -O2 -Wall -Wextra -Werror -s -pthread -o "$tmp/flushbench" "$HERE/flushbench.c"
 tmpfs_sha=$("$tmp/pvcheck" gen - $TMPFS_MIB | sha256sum | cut -d' ' -f1)
 
 # ---- 3. the initramfs ----
@@ -113,9 +116,9 @@ for a in $("$r/bin/busybox" --list-full); do
 done
 [ -L "$r/bin/sh" ] && [ -L "$r/sbin/poweroff" ] && [ -L "$r/usr/bin/sha256sum" ] ||
 	die "busybox lacks sh, poweroff or sha256sum"
-cp "$tmp/pvcheck" "$r/bin/pvcheck"
+cp "$tmp/pvcheck" "$tmp/flushbench" "$r/bin/"
 cp "$HERE/init.sh" "$r/init"
-chmod 755 "$r/init" "$r/bin/busybox" "$r/bin/pvcheck"
+chmod 755 "$r/init" "$r/bin/busybox" "$r/bin/pvcheck" "$r/bin/flushbench"
 printf 'TMPFS_MIB=%s\nTMPFS_SHA256=%s\n' $TMPFS_MIB "$tmpfs_sha" >"$r/etc/pvcheck.conf"
 find "$r" -exec touch -h -d @0 {} +
 (cd "$r" && find . -mindepth 1 | sed 's|^\./||' | LC_ALL=C sort |

@@ -16,6 +16,19 @@ echo 5 >/proc/sys/kernel/printk
 
 pvcheck start
 
+# pvcheck.mode=flushbench [pvcheck.scale=N]: test/bench/flush's workload instead of the checks.
+for _a in $(cat /proc/cmdline); do
+	case $_a in
+	pvcheck.mode=*) PVCHECK_MODE=${_a#*=} ;;
+	pvcheck.scale=*) PVCHECK_SCALE=${_a#*=} ;;
+	esac
+done
+if [ "${PVCHECK_MODE:-}" = flushbench ]; then
+	if flushbench ${PVCHECK_SCALE:-}; then echo "RESULT PASS"; else echo "RESULT FAIL"; fi
+	poweroff -f
+	while :; do sleep 3600; done
+fi
+
 fails=0
 # check NAME CMD...: CMD prints the CHECK line and exits 0 (ok) or 1 (FAIL); anything else
 # (crash, timeout) printed nothing, so the line is printed here.

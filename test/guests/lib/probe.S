@@ -78,3 +78,17 @@ PROBE lock_andb
 probe_insn_andb:
 	lock andb %sil, (%rdi)
 DONE lock_andb
+
+/* bool probe_hlt(void): hlt, which a PV kernel may not execute (#GP) */
+PROBE hlt
+	.globl probe_insn_hlt
+probe_insn_hlt:
+	hlt
+DONE hlt
+
+/* bool probe_fnop(void): an x87 instruction (#NM while the vCPU's CR0.TS is set) */
+PROBE fnop
+	.globl probe_insn_fnop
+probe_insn_fnop:
+	fnop
+DONE fnop

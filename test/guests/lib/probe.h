@@ -1,6 +1,7 @@
 /*
  * probe.h: single memory accesses that may fault, for tests that expect a fault (a write to a
- * read-only page table, to the m2p, a read through an unhooked mapping). Each probe is one
+ * read-only page table, to the m2p, a read through an unhooked mapping, a privileged or x87
+ * instruction). Each probe is one
  * instruction; if it faults, the trap is recorded in probe_fault and the probe returns false
  * instead of ending the test. Any fault outside a probe is still fatal.
  */
@@ -25,9 +26,11 @@ bool probe_xchg(void *p, uint64_t val, uint64_t *old);		/* xchg (implicitly lock
 bool probe_cmpxchg(void *p, uint64_t expect, uint64_t val, uint64_t *seen);	/* lock cmpxchg */
 bool probe_lock_orb(void *p, uint8_t val);			/* lock orb */
 bool probe_lock_andb(void *p, uint8_t val);			/* lock andb */
+bool probe_hlt(void);						/* hlt */
+bool probe_fnop(void);						/* fnop (x87) */
 
 /* The faulting instruction of each probe, to check a fault's rip against. */
 extern char probe_insn_read[], probe_insn_write[], probe_insn_write8[], probe_insn_xchg[],
-	probe_insn_cmpxchg[], probe_insn_orb[], probe_insn_andb[];
+	probe_insn_cmpxchg[], probe_insn_orb[], probe_insn_andb[], probe_insn_hlt[], probe_insn_fnop[];
 
 #endif

@@ -1,4 +1,4 @@
-/* entry.S: the nmi test's probes (its NMI handler's entry is lib/nmientry.S). */
+/* entry.S: the nmi test's send_nmi at a known rip (its NMI handler's entry is lib/nmientry.S). */
 	.text
 	.code64
 
@@ -12,20 +12,4 @@ nmi_send:
 	mov	$24, %eax	/* __HYPERVISOR_vcpu_op */
 	syscall
 nmi_send_ret:
-	ret
-
-/* bool try_hlt(void): hlt in the guest kernel as a probe (lib/probe.S's way: a fault at hlt_insn
- * is recorded and resumes at the fixup, which returns false). */
-	.globl	try_hlt, hlt_insn
-try_hlt:
-	lea	.Lhlt_fixup(%rip), %rax
-	mov	%rax, probe_fixup(%rip)
-hlt_insn:
-	hlt
-	movq	$0, probe_fixup(%rip)
-	mov	$1, %eax
-	ret
-.Lhlt_fixup:
-	movq	$0, probe_fixup(%rip)
-	xor	%eax, %eax
 	ret

@@ -34,9 +34,8 @@ const char test_title[] = "nmi: VCPUOP_send_nmi, NMI handler registration, maski
 
 #define NONCANONICAL 0x0000800000000000ul
 
-extern char nmi_send_ret[], hlt_insn[];
+extern char nmi_send_ret[];
 long nmi_send(unsigned vcpu, void *arg);        /* VCPUOP_send_nmi; returns at nmi_send_ret */
-bool try_hlt(void);
 
 /* What the handler saw. */
 static volatile unsigned long nmis;
@@ -217,13 +216,13 @@ static void hlt(void)
 	/* a shim that took hlt as block must come back: a timer event 100 ms on */
 	set_timer_op(pvclock_ns() + 100000000ull);
 	unsigned long faults = probe_fault.count;
-	bool ran = try_hlt();
+	bool ran = probe_hlt();
 	check(!ran && probe_fault.count == faults + 1, "hlt in the guest kernel faults (%s)",
 	      ran ? "it returned" : "it faulted");
 	if (!ran)
-		check(probe_fault.vector == 13 && probe_fault.error == 0 && probe_fault.rip == (uint64_t)hlt_insn,
+		check(probe_fault.vector == 13 && probe_fault.error == 0 && probe_fault.rip == (uint64_t)probe_insn_hlt,
 		      "with #GP(0) at the hlt: vector %lu error %#lx rip %#lx (hlt at %#lx)", probe_fault.vector,
-		      probe_fault.error, probe_fault.rip, (uint64_t)hlt_insn);
+		      probe_fault.error, probe_fault.rip, (uint64_t)probe_insn_hlt);
 	set_timer_op(0);
 }
 

@@ -1,0 +1,171 @@
+/*
+ * flushbench: the TLB-flush-heavy workload of test/bench/flush, run inside the Linux PV guest by
+ * /init when the kernel command line says pvcheck.mode=flushbench (see init.sh).
+ *
+ *   flushbench [SCALE]   fixed work, timed: one thread per online vCPU in one process, each
+ *                        doing SCALE x 100 rounds of mmap(64 KiB) + touch every page + mprotect
+ *                        read-only + mprotect back + munmap (every mprotect and munmap of a
+ *                        shared mm shoots down the TLBs of the vCPUs running its other threads);
+ *                        beside them, max(1, vCPUs/2) workers doing SCALE x 10 fork + execve(self)
+ *                        + wait each (page-table build, pin, unpin, teardown), in the spirit of
+ *                        make -j. Default SCALE 4.
+ *   flushbench exit      exit 0 (the fork+exec child)
+ *
+ * Prints progress lines, then one line for the benchmark to parse:
+ *   FLUSHBENCH vcpus=N scale=S wall=<s> mm_rounds=<n> forks=<n> user=<s> sys=<s> steal=<s> idle=<s>
+ * (user/sys/steal/idle: /proc/stat's all-CPU totals over the run, in seconds), and exits 0, or
+ * prints "FLUSHBENCH FAIL <reason>" and exits 1.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MM_LEN (64 << 10)
+#define MAXTHREADS 256
+
+static int scale = 4;
+static volatile int failed;
+static char fail_reason[200];
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void fail(const char *what)
+{
+	if (!__atomic_exchange_n(&failed, 1, __ATOMIC_SEQ_CST))
+		snprintf(fail_reason, sizeof fail_reason, "%s: %s", what, strerror(errno));
+}
+
+/* /proc/stat's first line: user nice system idle iowait irq softirq steal, in ticks. */
+static int cpu_ticks(unsigned long long t[8])
+{
+	FILE *f = fopen("/proc/stat", "r");
+	int n = f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &t[0], &t[1], &t[2], &t[3], &t[4],
+			   &t[5], &t[6], &t[7]) : 0;
+
+	if (f)
+		fclose(f);
+	return n == 8 ? 0 : -1;
+}
+
+static void *mm_worker(void *arg)
+{
+	long page = sysconf(_SC_PAGESIZE), rounds = 100L * scale;
+
+	for (long i = 0; i < rounds && !failed; i++) {
+		char *p = mmap(NULL, MM_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED) {
+			fail("mmap");
+			break;
+		}
+		for (long o = 0; o < MM_LEN; o += page)
+			p[o] = (char)i;
+		if (mprotect(p, MM_LEN, PROT_READ) || mprotect(p, MM_LEN, PROT_READ | PROT_WRITE))
+			fail("mprotect");
+		if (p[MM_LEN - page] != (char)i)
+			errno = EIO, fail("read back");
+		if (munmap(p, MM_LEN))
+			fail("munmap");
+	}
+	(void)arg;
+	return NULL;
+}
+
+static int fork_worker(void)
+{
+	for (int i = 0; i < 10 * scale; i++) {
+		int st;
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			char *argv[] = { "flushbench", "exit", NULL };
+			char *envp[] = { NULL };
+
+			execve("/proc/self/exe", argv, envp);
+			_exit(127);
+		}
+		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+			return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "exit"))
+		return 0;
+	if (argc > 1)
+		scale = atoi(argv[1]);
+	if (scale < 1 || scale > 1000) {
+		printf("FLUSHBENCH FAIL scale must be 1..1000\n");
+		return 1;
+	}
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	if (n < 1 || n > MAXTHREADS) {
+		printf("FLUSHBENCH FAIL %ld online vCPUs\n", n);
+		return 1;
+	}
+	int forkers = n / 2 > 1 ? (int)(n / 2) : 1;
+	unsigned long long t0[8], t1[8];
+	pthread_t th[MAXTHREADS];
+	pid_t fk[MAXTHREADS];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("flushbench: %ld mm threads x %d rounds, %d fork+exec workers x %d\n", n, 100 * scale, forkers,
+	       10 * scale);
+	if (cpu_ticks(t0)) {
+		printf("FLUSHBENCH FAIL cannot read /proc/stat\n");
+		return 1;
+	}
+	double start = now();
+	for (int i = 0; i < forkers; i++) {
+		fk[i] = fork();
+		if (fk[i] == 0)
+			_exit(fork_worker());
+		if (fk[i] < 0) {
+			printf("FLUSHBENCH FAIL fork: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+	for (long i = 0; i < n; i++)
+		if (pthread_create(&th[i], NULL, mm_worker, NULL)) {
+			printf("FLUSHBENCH FAIL pthread_create\n");
+			return 1;
+		}
+	for (long i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	double mm_done = now() - start;
+	printf("flushbench: mm threads done after %.1f s\n", mm_done);
+	int bad = 0;
+	for (int i = 0; i < forkers; i++) {
+		int st;
+		if (waitpid(fk[i], &st, 0) != fk[i] || !WIFEXITED(st) || WEXITSTATUS(st))
+			bad++;
+	}
+	double wall = now() - start;
+	if (failed || bad || cpu_ticks(t1)) {
+		printf("FLUSHBENCH FAIL %s\n", failed ? fail_reason : bad ? "a fork+exec worker failed" : "/proc/stat");
+		return 1;
+	}
+	double hz = (double)sysconf(_SC_CLK_TCK);
+	printf("FLUSHBENCH vcpus=%ld scale=%d wall=%.2f mm_rounds=%ld forks=%d user=%.2f sys=%.2f steal=%.2f "
+	       "idle=%.2f\n", n, scale, wall, n * 100L * scale, forkers * 10 * scale,
+	       (double)(t1[0] + t1[1] - t0[0] - t0[1]) / hz, (double)(t1[2] + t1[5] + t1[6] - t0[2] - t0[5] - t0[6]) / hz,
+	       (double)(t1[7] - t0[7]) / hz, (double)(t1[3] + t1[4] - t0[3] - t0[4]) / hz);
+	return 0;
+}
