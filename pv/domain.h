@@ -128,6 +128,7 @@ bool pv_walk_l1e(uint64_t va, uint64_t *l1, uint64_t *e);   /* va's L1 table and
 /* mmu_env.c: the page-type words for nr_frames frames. */
 int pv_mmu_init(uint64_t nr_frames);
 int pv_new_baseptr(uint64_t mfn);      /* hc_mmu.c: MMUEXT_NEW_BASEPTR */
+int pv_vcpumask_cpus(uint64_t ptr, uint64_t *cpus);    /* hc_mmu.c: a guest vCPU bitmap's CPUs */
 
 /* crash.c: end the guest (and so the shim) with a one-line reason and its registers. */
 void pv_crash(const struct cpu_regs *r, const char *fmt, ...) __printf(2, 3) __noreturn;
@@ -164,6 +165,7 @@ void pv_to_kernel_mode(void);                       /* mode.c */
 bool pv_to_user_mode(void);                         /* false: no user page tables */
 void pv_time_update(void);
 void pv_set_fpu_ts(bool ts);                        /* hc_cpu.c: the virtual CR0.TS, on this CPU */
+void pv_debugreg_load(const uint64_t dr[8]);        /* hc_debugreg.c: a starting vCPU's DR0-3, 6, 7 */
 /* Build an exception/event frame on the guest kernel stack and enter addr (error_code < 0: none). */
 void pv_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t error_code);
 

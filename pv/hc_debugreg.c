@@ -68,12 +68,13 @@ long hc_set_debugreg(uint64_t reg, uint64_t value, uint64_t a3, uint64_t a4, uin
     return 0;
 }
 
-/* Load a starting vCPU's registers (VCPUOP_initialise's, already checked) on its CPU. */
+/* Load a starting vCPU's registers (VCPUOP_initialise's) on its CPU: each through
+ * set_debugreg's checks, a refused value left out, as Xen's arch_set_info_guest does. */
 void pv_debugreg_load(const uint64_t dr[8])
 {
     for (unsigned i = 0; i < 8; i++)
-        if (i < 4 || i == 7)
-            hc_set_debugreg(i, dr[i], 0, 0, 0);
+        if (i != 4 && i != 5)
+            (void)hc_set_debugreg(i, dr[i], 0, 0, 0);
 }
 
 /* A #DB in the shim itself: a guest data breakpoint on memory a hypercall touched. Its status

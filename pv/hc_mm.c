@@ -30,12 +30,8 @@ static int flush_flags(uint64_t va, uint64_t flags)
         cpus = FLUSH_CPU(this_cpu()->id);
     else if (target == UVMF_ALL)
         cpus = FLUSH_CPUS_ALL;
-    else {
-        uint64_t mask;
-        if (copy_from_guest(&mask, target, sizeof(mask)))
-            return ERR(-XEN_EFAULT);
-        cpus = mask & ((1ull << pv_dom.nr_vcpus) - 1);
-    }
+    else if (pv_vcpumask_cpus(target, &cpus))
+        return -XEN_EFAULT;
     flush_tlb(cpus, va, kind == UVMF_INVLPG ? FLUSH_VA : FLUSH_ALL);
     return 0;
 }

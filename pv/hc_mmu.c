@@ -32,7 +32,7 @@ static int check_foreign(uint64_t foreigndom)
 }
 
 /* The shim CPUs running the guest vCPUs in a guest bitmap (vCPU n runs on shim CPU n). */
-static int vcpumask_cpus(uint64_t ptr, uint64_t *cpus)
+int pv_vcpumask_cpus(uint64_t ptr, uint64_t *cpus)
 {
     uint64_t mask;
 
@@ -176,7 +176,7 @@ static int mmuext_one(const struct mmuext_op *op)
         return 0;
     case MMUEXT_TLB_FLUSH_MULTI:
     case MMUEXT_INVLPG_MULTI:
-        if ((rc = vcpumask_cpus((uint64_t)op->arg2.vcpumask.p, &cpus)))
+        if ((rc = pv_vcpumask_cpus((uint64_t)op->arg2.vcpumask.p, &cpus)))
             return rc;
         /* fall through */
     case MMUEXT_TLB_FLUSH_ALL:

@@ -21,19 +21,15 @@ void pt_l4_init_reserved(uint64_t *l4)
         l4[s] = idle[s];
 }
 
-/* A frame changes type while a TLB may still hold it in the old one (XSA-286): every CPU that
- * may hold it flushes before it goes on. L0's assisted flush is complete and synchronous, so it
- * serves here as well as IPIs do (flush.c); test/guests/smp's stale-translation checks run on both. */
-void pt_flush_all(void)
-{
-    flush_tlb(FLUSH_CPUS_ALL, 0, FLUSH_ALL);
-}
-
 uint32_t pt_clock_stamp(void)
 {
     return flush_clock_stamp();
 }
 
+/* A frame changes type while a TLB may still hold it in the old one (XSA-286): every CPU that
+ * may hold it and has not flushed since it was let go flushes before it goes on. L0's assisted
+ * flush is complete and synchronous, so it serves here as well as IPIs do (flush.c);
+ * test/guests/smp's stale-translation checks run on both. */
 void pt_flush_since(uint32_t stamp)
 {
     flush_tlb_since(FLUSH_CPUS_ALL, stamp, FLUSH_ALL);

@@ -30,9 +30,6 @@
 
 #define RFLAGS_IOPL   (3ul << 12)
 
-void pv_debugreg_load(const uint64_t dr[8]);    /* hc_debugreg.c */
-long hc_set_debugreg(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
-
 static spinlock_t ctx_lock = SPINLOCK_INIT;
 static struct vcpu_guest_context ctx_buf;      /* ~5 KiB: not for the 16 KiB stack */
 
@@ -185,7 +182,6 @@ static void vcpu_start_below(void *arg)
     }
     pv_set_fpu_ts(v->fpu_ts);
     pv_debugreg_load(s->dr);
-    hc_set_debugreg(6, s->dr[6], 0, 0, 0);
 
     cli();
     memset(r, 0, sizeof(*r));

@@ -67,7 +67,7 @@ static void absorb(void)
     }
 }
 
-void pt_flush_all(void)
+static void pt_flush_all(void)
 {
     model_flushes++;
     exposure(cached_writable, cached_table);
