@@ -29,7 +29,7 @@ static uint64_t *gpr(struct cpu_regs *r, unsigned n)
 }
 
 /* The guest's segment bases. While the shim runs, swapgs has put the guest's active GS base
- * in MSR_KERNEL_GS_BASE; the guest kernel's "shadow" (user) GS base is kept in pv_dom. */
+ * in MSR_KERNEL_GS_BASE; the guest kernel's "shadow" (user) GS base is kept per vCPU (gs_base_user). */
 static bool read_msr(uint32_t msr, uint64_t *v)
 {
     switch (msr) {
