@@ -200,7 +200,8 @@ void pv_timers_changed(struct pv_vcpu *v);  /* apply timer changes made for v (a
 
 /* nmi.c: virtual NMIs */
 long pv_nmi_send(struct pv_vcpu *v, uint64_t arg);     /* VCPUOP_send_nmi */
-long pv_nmi_callback(bool reg, uint64_t address);     /* CALLBACKOP (un)register nmi */
+long pv_nmi_register(uint64_t address);               /* CALLBACKOP and nmi_op: trap vector 2 */
+long pv_nmi_unregister(void);
 void pv_nmi_deliver(struct cpu_regs *r);               /* on the way back to the guest */
 
 /* hc_sched.c */

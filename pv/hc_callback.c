@@ -35,7 +35,7 @@ static long do_register(const struct callback_register *c)
         v->sysenter_mask_events = mask;
         return 0;
     case CALLBACKTYPE_nmi:
-        return pv_nmi_callback(true, c->address);
+        return pv_nmi_register(c->address);
     default:
         return -XEN_ENOSYS;
     }
@@ -62,7 +62,7 @@ long hc_callback_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64
         case CALLBACKTYPE_sysenter:
             return -XEN_EINVAL;         /* they stay for good */
         case CALLBACKTYPE_nmi:
-            return pv_nmi_callback(false, 0);
+            return pv_nmi_unregister();
         default:
             return -XEN_ENOSYS;
         }

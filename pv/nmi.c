@@ -15,7 +15,7 @@
 #define TRAP_NMI 2
 #define TI_MASK_EVENTS 4
 
-static long nmi_register(uint64_t address)
+long pv_nmi_register(uint64_t address)
 {
     struct pv_trap *t = &pv_current()->traps[TRAP_NMI];
 
@@ -27,15 +27,10 @@ static long nmi_register(uint64_t address)
     return 0;
 }
 
-static long nmi_unregister(void)
+long pv_nmi_unregister(void)
 {
     pv_current()->traps[TRAP_NMI] = (struct pv_trap){ 0 };
     return 0;
-}
-
-long pv_nmi_callback(bool reg, uint64_t address)
-{
-    return reg ? nmi_register(address) : nmi_unregister();
 }
 
 long hc_nmi_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t a5)
@@ -46,9 +41,9 @@ long hc_nmi_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t a5
     case XENNMI_register_callback:
         if (copy_from_guest(&cb, arg, sizeof(cb)))
             return -XEN_EFAULT;
-        return nmi_register(cb.handler_address);
+        return pv_nmi_register(cb.handler_address);
     case XENNMI_unregister_callback:
-        return nmi_unregister();
+        return pv_nmi_unregister();
     default:
         return -XEN_ENOSYS;
     }
