@@ -17,10 +17,15 @@ echo 5 >/proc/sys/kernel/printk
 pvcheck start
 
 # pvcheck.mode=flushbench [pvcheck.scale=N]: test/bench/flush's workload instead of the checks.
+# pvcheck.forks=N, pvcheck.anonmib=M: a lighter (or heavier) forkexec/anonmem load than 300 and 64.
+# pvcheck.timeout=S: each check's livelock alarm (default 600 s; an overcommitted L0 needs more).
 for _a in $(cat /proc/cmdline); do
 	case $_a in
 	pvcheck.mode=*) PVCHECK_MODE=${_a#*=} ;;
 	pvcheck.scale=*) PVCHECK_SCALE=${_a#*=} ;;
+	pvcheck.forks=*) PVCHECK_FORKS=${_a#*=} ;;
+	pvcheck.anonmib=*) PVCHECK_ANONMIB=${_a#*=} ;;
+	pvcheck.timeout=*) export PVCHECK_TIMEOUT=${_a#*=} ;;
 	esac
 done
 if [ "${PVCHECK_MODE:-}" = flushbench ]; then
@@ -69,9 +74,9 @@ tmpfs_check() {
 }
 
 check xen pvcheck xen
-check forkexec pvcheck forkexec 300
+check forkexec pvcheck forkexec "${PVCHECK_FORKS:-300}"
 check tmpfs tmpfs_check
-check anonmem pvcheck anonmem 64
+check anonmem pvcheck anonmem "${PVCHECK_ANONMIB:-64}"
 check sleep pvcheck sleep
 check pinned pvcheck pinned
 check vcpus pvcheck vcpus

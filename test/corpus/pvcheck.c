@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #define MAXCPU 1024
-#define CHECK_TIMEOUT 600 /* seconds; nested TCG is slow, this only catches livelocks */
+#define CHECK_TIMEOUT 600 /* seconds (PVCHECK_TIMEOUT overrides); only catches livelocks */
 
 static const char *check_name = "?";
 
@@ -421,13 +421,15 @@ int main(int argc, char **argv)
 		return do_start();
 
 	check_name = cmd;
-	alarm(CHECK_TIMEOUT);
+	const char *t = getenv("PVCHECK_TIMEOUT"); /* pvcheck.timeout= on the kernel command line */
+	alarm(t && atoi(t) > 0 ? (unsigned)atoi(t) : CHECK_TIMEOUT);
 	if (strcmp(cmd, "xen") == 0)
 		return do_xen();
+	/* A zero or garbled count would make the check pass without doing anything. */
 	if (strcmp(cmd, "forkexec") == 0)
-		return do_forkexec(arg ? atoi(arg) : 300);
+		return arg && atoi(arg) <= 0 ? report(0, "bad count '%s'", arg) : do_forkexec(arg ? atoi(arg) : 300);
 	if (strcmp(cmd, "anonmem") == 0)
-		return do_anonmem(arg ? (size_t)atol(arg) : 64);
+		return arg && atol(arg) <= 0 ? report(0, "bad size '%s'", arg) : do_anonmem(arg ? (size_t)atol(arg) : 64);
 	if (strcmp(cmd, "sleep") == 0)
 		return do_sleep();
 	if (strcmp(cmd, "pinned") == 0)
