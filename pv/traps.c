@@ -64,6 +64,31 @@ void pv_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t erro
     pv_dom.nr_bounces++;
 }
 
+/*
+ * INT n that our IDT refused: #GP with the IDT bit. As Xen, it is the guest's trap n if the
+ * guest's trap table lets its current mode in (DPL >= 1 for the kernel, which Xen counts as ring
+ * 1; 3 for user mode: Linux's int $0x80 for 32-bit processes), delivered after the two-byte
+ * instruction with no error code; otherwise the #GP goes to the guest with error code n*8+2.
+ * n comes from the instruction, not from the error code: QEMU 7.2's TCG (the L0's CPU on our
+ * test bed) reports n*16+2, which Xen 4.17 (the stock shim) misreads as another vector.
+ */
+static bool soft_int(struct cpu_regs *r, bool kernel)
+{
+    uint8_t insn[2];
+
+    if (copy_from_guest(insn, r->rip, sizeof(insn)) || insn[0] != 0xcd)
+        return false;                   /* not INT imm8: the #GP as the CPU gave it */
+    r->error_code = insn[1] * 8u + 2;
+    const struct pv_trap *t = &pv_current()->traps[insn[1]];
+    if (!t->address || (t->flags & 3) < (kernel ? 1 : 3))
+        return false;
+    r->rip += 2;
+    if (t->cs)
+        pv_current()->kernel_cs = t->cs;
+    pv_bounce(r, t->address, t->flags & TI_MASK_EVENTS, -1);
+    return true;
+}
+
 static bool trap(struct cpu_regs *r, uint64_t cr2)
 {
     unsigned v = (unsigned)r->vector;
@@ -80,6 +105,8 @@ static bool trap(struct cpu_regs *r, uint64_t cr2)
         if (kernel)
             r->error_code &= ~4ul;      /* the guest kernel sees its faults as supervisor ones, as on Xen */
     }
+    if (v == 13 && (r->error_code & 3) == 2 && soft_int(r, kernel))
+        return true;
     if (v == 7 && pv_current()->fpu_ts)
         pv_set_fpu_ts(false);           /* as Xen: #NM clears the virtual TS as it is delivered */
     if (v == 8 || v == 18 || !pv_current()->traps[v].address)

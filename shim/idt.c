@@ -12,9 +12,10 @@ extern char trap_stubs[];               /* entry.S: 256 stubs, 16 bytes apart */
 static void set_gate(unsigned vec, uint16_t cs, unsigned ist)
 {
     uint64_t a = (uintptr_t)trap_stubs + 16 * vec;
-    /* int3 may be executed by the guest (in ring 3): its gate is DPL 3, as on Xen; every other
-     * software interrupt from the guest is a #GP */
-    uint64_t dpl = vec == 3 ? 3 : 0;
+    /* int3 and int $4 may be executed by the guest (in ring 3): their gates are DPL 3, as on Xen,
+     * whatever DPL the guest gave them; any other INT n from the guest is a #GP, which
+     * pv/traps.c turns into the guest's trap n when the guest allows it */
+    uint64_t dpl = vec == 3 || vec == 4 ? 3 : 0;
 
     idt[vec].lo = (a & 0xffff) | ((uint64_t)cs << 16) | ((uint64_t)ist << 32) | (0xeull << 40) | (dpl << 45) |
                   (1ull << 47) | (((a >> 16) & 0xffff) << 48);

@@ -12,18 +12,6 @@
 	.text
 	.code64
 
-.macro TRAP vec:req, err=0
-	.globl trap_\vec
-trap_\vec:
-	pop	%rcx
-	pop	%r11
-	.if \err == 0
-	push	$0
-	.endif
-	push	$\vec
-	jmp	trap_common
-.endm
-
 TRAP 0
 TRAP 1
 TRAP 2
@@ -45,7 +33,9 @@ TRAP 19
 TRAP 20
 TRAP 21, 1
 
-/* Push order matches struct trap_frame in traps.h, read from the lowest address up. */
+/* Push order matches struct trap_frame in traps.h, read from the lowest address up. Global: a
+ * test's own stubs for other vectors (TRAP in gprs.h) end here too. */
+	.globl trap_common
 trap_common:
 	PUSH_GPRS
 	mov	%rsp, %rdi

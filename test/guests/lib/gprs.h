@@ -9,6 +9,21 @@
 #ifndef GUEST_GPRS_H
 #define GUEST_GPRS_H
 
+/* An exception entry point trap_<vec> for Xen's frame [rcx, r11, (error code), rip, ...]: take
+ * rcx and r11 back, push a 0 where the CPU gives no error code, then the vector, and go on to
+ * entry.S's trap_common (struct trap_frame). err=1 for the vectors with an error code. */
+.macro TRAP vec:req, err=0
+	.globl trap_\vec
+trap_\vec:
+	pop	%rcx
+	pop	%r11
+	.if \err == 0
+	push	$0
+	.endif
+	push	$\vec
+	jmp	trap_common
+.endm
+
 .macro PUSH_GPRS
 	push	%rax
 	push	%rbx

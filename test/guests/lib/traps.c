@@ -45,6 +45,8 @@ bool probe_recover(struct trap_frame *f) __attribute__((weak));
 
 void trap_entry(struct trap_frame *f)
 {
+	if (trap_hook && trap_hook(f))
+		return;
 	if (probe_recover && probe_recover(f))
 		return;
 	trap_fatal(f);

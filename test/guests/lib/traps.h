@@ -24,6 +24,13 @@ void traps_copy(struct trap_info ctxt[256]);
  */
 void trap_entry(struct trap_frame *f);
 
+/*
+ * A test that provokes traps itself (test/guests/traps) defines trap_hook: it sees every trap
+ * first and returns true to resume at f->rip (which it may move, as it may change f->rflags);
+ * false hands the trap on (a probe's, else fatal). Weak: NULL in the tests that have none.
+ */
+bool trap_hook(struct trap_frame *f) __attribute__((weak));
+
 /* HYPERVISOR_iret returned (rc) instead of resuming a probe: end the test as a crash. */
 _Noreturn void trap_iret_failed(long rc);
 

@@ -6,6 +6,7 @@
     .data
     .globl sc_count, sc_last_rax, sc_last_rdi, sc_frame_cs, sc_frame_rip, sc_frame_rsp, sc_kernel_rsp
     .globl ud_count, ud_frame_cs, ud_frame_rip, user_gs_seen, user_done
+    .globl int80_count, int80_frame_cs, int80_frame_rip, gp_count, gp_frame_err, gp_frame_rip
 sc_count: .quad 0
 sc_last_rax: .quad 0
 sc_last_rdi: .quad 0
@@ -16,6 +17,12 @@ sc_kernel_rsp: .quad 0
 ud_count: .quad 0
 ud_frame_cs: .quad 0
 ud_frame_rip: .quad 0
+int80_count: .quad 0
+int80_frame_cs: .quad 0
+int80_frame_rip: .quad 0
+gp_count: .quad 0
+gp_frame_err: .quad 0
+gp_frame_rip: .quad 0
 user_gs_seen: .quad 0
 user_done: .quad 0
 saved_rsp: .quad 0
@@ -82,22 +89,38 @@ syscall_callback:
     pushq $VGCF_in_syscall
     jmp do_iret
 
-/* #UD from user mode: frame [rcx, r11, rip, cs, rflags, rsp, ss]; resume after the ud2. */
-    .globl ud_handler
-ud_handler:
-    incq ud_count(%rip)
-    movq 16(%rsp), %r8
-    movq %r8, ud_frame_rip(%rip)
-    movq 24(%rsp), %r8
-    movq %r8, ud_frame_cs(%rip)
-    addq $2, 16(%rsp)
+/*
+ * A kernel handler for a trap from user mode, on [rcx, r11, (error code), rip, cs, ...]: counts
+ * itself in <name>_count, keeps the frame's rip in <name>_frame_rip and its cs (what=cs) or its
+ * error code (err=1, what=err) in <name>_frame_<what>, moves rip on by skip and returns by iret.
+ */
+.macro USER_TRAP name:req, what:req, err:req, skip:req
+    .globl \name\()_handler
+\name\()_handler:
+    incq \name\()_count(%rip)
+    movq (16 + 8 * \err)(%rsp), %r8
+    movq %r8, \name\()_frame_rip(%rip)
+    movq (24 - 8 * \err)(%rsp), %r8      /* cs, or (err) the error code below rip */
+    movq %r8, \name\()_frame_\what(%rip)
+    addq $\skip, (16 + 8 * \err)(%rsp)
     popq %rcx
     popq %r11
+    .if \err
+    addq $8, %rsp
+    .endif
     pushq $0
     jmp do_iret
+.endm
+
+/* #UD: resume after the ud2. */
+USER_TRAP ud, cs, 0, 2
+/* int $0x80 (its trap is DPL 3): rip is already after the int. */
+USER_TRAP int80, cs, 0, 0
+/* #GP: int $0x90 (DPL 1, kernel only); resume after the two-byte int. */
+USER_TRAP gp, err, 1, 2
 
 /* User mode. */
-    .globl user_entry, user_syscall_ret, user_ud_at
+    .globl user_entry, user_syscall_ret, user_ud_at, user_int80_ret, user_int90_at
 user_entry:
     movq %gs:0, %rax                /* GS_USER's base points at gs_magic */
     movq %rax, user_gs_seen(%rip)
@@ -112,6 +135,10 @@ user_syscall_ret:
     jne 2f
 user_ud_at:
     ud2
+    int $0x80
+user_int80_ret:
+user_int90_at:
+    int $0x90
     movq $1, user_done(%rip)
 2:  movl $60, %eax
     syscall
