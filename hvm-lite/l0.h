@@ -56,6 +56,9 @@ struct l0_ops {
      * NULL: the L0 offers no such help. */
     int (*flush_tlb)(void);
     void (*yield)(void);                /* let L0 run another of our vCPUs on this pCPU (NULL: none) */
+    /* ns our CPU cpu has spent, since it came up, wanting to run while L0 ran something else
+     * (or held it down): the guest's steal time (NULL: the L0 does not say). */
+    uint64_t (*stolen_ns)(unsigned cpu);
 
     void (*report)(void);               /* boot-report lines about the L0 */
     void (*report_counters)(void);      /* what we cost the L0 (hypercalls by op), at shutdown */

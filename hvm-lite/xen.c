@@ -142,6 +142,38 @@ static int xen_init(void)
     return 0;
 }
 
+/* Each CPU's runstate as L0 keeps it (VCPUOP_register_runstate_memory_area, at our own virtual
+ * address: the shim's mappings are in every page table we run on). L0 rewrites it at each of its
+ * context switches of that vCPU. */
+static struct vcpu_runstate_info l0_runstate[MAX_CPUS] __aligned(64);
+static bool l0_runstate_on[MAX_CPUS];
+
+static void register_runstate(struct cpu *c)
+{
+    struct vcpu_register_runstate_memory_area a = { .addr.p = (uintptr_t)&l0_runstate[c->id] };
+    long rc = HYPERVISOR_vcpu_op(VCPUOP_register_runstate_memory_area, c->vcpu_id, &a);
+
+    if (rc)
+        pr_warn("CPU%u: VCPUOP_register_runstate_memory_area failed (%ld): no steal time\n", c->id, rc);
+    l0_runstate_on[c->id] = rc == 0;
+}
+
+/* Runnable (waiting for a pCPU) plus offline time. Read twice until both agree: L0 may be
+ * rewriting the area from another pCPU. */
+static uint64_t xen_stolen_ns(unsigned cpu)
+{
+    const volatile struct vcpu_runstate_info *r = &l0_runstate[cpu];
+    uint64_t a, b;
+
+    if (cpu >= MAX_CPUS || !l0_runstate_on[cpu])
+        return 0;
+    do {
+        a = r->time[RUNSTATE_runnable] + r->time[RUNSTATE_offline];
+        b = r->time[RUNSTATE_runnable] + r->time[RUNSTATE_offline];
+    } while (a != b);
+    return a;
+}
+
 static int xen_cpu_init(struct cpu *c)
 {
     int rc;
@@ -149,6 +181,8 @@ static int xen_cpu_init(struct cpu *c)
     c->vcpu_id = xen_vcpu_id();
     if (!c->l0_vcpu_info && (rc = register_vcpu_info(c)))
         return rc;
+    if (!l0_runstate_on[c->id])
+        register_runstate(c);
     struct xen_hvm_evtchn_upcall_vector up = { .vcpu = c->vcpu_id, .vector = VEC_EVTCHN };
     long r = HYPERVISOR_hvm_op(HVMOP_set_evtchn_upcall_vector, &up);
     if (r)
@@ -424,6 +458,7 @@ const struct l0_ops l0_xen = {
     .populate_frames = xen_populate_frames,
     .flush_tlb = xen_flush_tlb,
     .yield = xen_yield,
+    .stolen_ns = xen_stolen_ns,
     .report = xen_report,
     .report_counters = xen_report_counters,
     .hcall_count = xen_hcall_count,

@@ -45,6 +45,7 @@ struct pv_vcpu {
     uint64_t time_area;                 /* guest va of a vcpu_time_info copy (0: none) */
     uint64_t runstate_area;             /* guest va of a vcpu_runstate_info copy (0: none) */
     struct vcpu_runstate_info runstate;
+    uint64_t stolen_seen;               /* l0->stolen_ns of its CPU, as last accounted */
 
     /* Its CPU state, as Xen keeps per vCPU (the hardware holds the rest: vCPU n owns shim CPU n) */
     uint64_t cr3;                       /* machine address of the current (kernel) L4 */

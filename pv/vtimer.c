@@ -12,8 +12,11 @@
 
 #define MS 1000000ull
 
+static void runstate_refresh(struct pv_vcpu *v);
+
 static void singleshot_fn(struct timer *t, void *arg)
 {
+    runstate_refresh(arg);
     pv_virq_raise(arg, VIRQ_TIMER);
 }
 
@@ -25,6 +28,7 @@ static void periodic_fn(struct timer *t, void *arg)
 
     if (!v->period_ns || !ev_virq_port(&pv_dom.ev, v->id, VIRQ_TIMER))
         return;                         /* re-armed when VIRQ_TIMER is bound again */
+    runstate_refresh(v);
     pv_virq_raise(v, VIRQ_TIMER);
     v->periodic_last = now;
     timer_set(&v->periodic, now + v->period_ns);
@@ -47,6 +51,7 @@ void pv_vcpu_init(struct pv_vcpu *v, unsigned id)
     timer_init(&v->poll, poll_fn, v);
     v->runstate.state = id ? RUNSTATE_offline : RUNSTATE_running;    /* the others start down, as in Xen */
     v->runstate.state_entry_time = now_ns();
+    v->stolen_seen = l0->stolen_ns ? l0->stolen_ns(id) : 0;
 }
 
 void pv_timer_singleshot(struct pv_vcpu *v, uint64_t deadline)
@@ -98,13 +103,33 @@ void pv_timer_virq_bound(struct pv_vcpu *v)
         periodic_rearm(v);
 }
 
+/*
+ * Close the current state's span at now. The time L0 kept the vCPU's CPU off a pCPU meanwhile
+ * (the L0's steal) goes to RUNSTATE_runnable, as Xen books a vCPU waiting for a pCPU: that is
+ * what Linux shows as steal time. The stock shim's runstate counts only its own scheduling, so
+ * its guest does not see L0's steal (test/guests/steal).
+ */
+static void runstate_close(struct vcpu_runstate_info *rs, uint64_t *stolen_seen, unsigned id, uint64_t now)
+{
+    uint64_t span = now > rs->state_entry_time ? now - rs->state_entry_time : 0;
+    uint64_t stolen = l0->stolen_ns ? l0->stolen_ns(id) : 0;
+    uint64_t s = stolen - *stolen_seen;
+
+    *stolen_seen = stolen;
+    if (rs->state == RUNSTATE_offline || s > span)
+        s = rs->state == RUNSTATE_offline ? 0 : span;   /* never more than the time that passed */
+    rs->time[rs->state] += span - s;
+    rs->time[RUNSTATE_runnable] += s;
+    rs->state_entry_time = now;
+}
+
 void pv_runstate_get(const struct pv_vcpu *v, struct vcpu_runstate_info *out)
 {
-    uint64_t now = now_ns();
+    uint64_t seen = v->stolen_seen;
 
     *out = v->runstate;
-    if (now > out->state_entry_time)
-        out->time[out->state] += now - out->state_entry_time;
+    runstate_close(out, &seen, v->id, now_ns());
+    out->state_entry_time = v->runstate.state_entry_time;   /* as Xen: times up to now, entry as it was */
 }
 
 /* The guest's copy. With VMASST_TYPE_runstate_update_flag, XEN_RUNSTATE_UPDATE in
@@ -129,13 +154,21 @@ void pv_runstate_publish(struct pv_vcpu *v, const struct vcpu_runstate_info *ri)
 
 void pv_runstate_set(struct pv_vcpu *v, int state)
 {
+    uint64_t f = irq_save();            /* the timer's refresh (below) may come in between */
     uint64_t now = now_ns();
 
-    if (now > v->runstate.state_entry_time)
-        v->runstate.time[v->runstate.state] += now - v->runstate.state_entry_time;
+    runstate_close(&v->runstate, &v->stolen_seen, v->id, now);
     v->runstate.state = state;
-    v->runstate.state_entry_time = now;
     pv_runstate_publish(v, &v->runstate);
+    irq_restore(f);
+}
+
+/* A running vCPU's runstate also moves on at its timer ticks, so that its steal time shows
+ * while it computes (Xen rewrites it at every context switch). On the vCPU's own CPU. */
+static void runstate_refresh(struct pv_vcpu *v)
+{
+    if (v->runstate.state == RUNSTATE_running && v->runstate_area)
+        pv_runstate_set(v, RUNSTATE_running);
 }
 
 void pv_wallclock_init(void)
