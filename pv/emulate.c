@@ -3,8 +3,7 @@
  * hypervisor answers, as Xen does for PV guests: reads of CR0/CR2/CR3/CR4, rdmsr/wrmsr of the
  * segment-base MSRs and a few read-only ones, CPUID behind the forced-emulation prefix
  * (ud2; .ascii "xen"; cpuid) with a PV CPUID policy, wbinvd, clts, and cli/sti on the upcall
- * mask when the virtual IOPL is at least 1 (physdev set_iopl), as Xen, and port I/O under the same
- * IOPL to ports nobody has. Anything else is the guest's #GP or #UD, bounced to it (rdmsr_safe
+ * mask and port I/O to ports nobody has, both under the virtual IOPL (iopl_ok). Anything else is the guest's #GP or #UD, bounced to it (rdmsr_safe
  * and friends rely on that). hlt too is #GP(0): Xen 4.17's PV emulator does not take it, so the
  * stock shim faults it, and a kernel that hlts by mistake should be told, not hang (guests idle
  * with SCHEDOP_block; test/guests/nmi checks the #GP on both shims).
@@ -137,7 +136,19 @@ void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c
 }
 
 /*
- * in/out from the guest kernel with a virtual IOPL of 1 or more: the guest owns no port, so, as
+ * The virtual IOPL (physdev set_iopl; with VMASST_TYPE_architectural_iopl also iret's rflags)
+ * against the mode's privilege, as Xen's iopl_ok: user mode is ring 3; the kernel counts as
+ * ring 1, or as ring 0 (always allowed) once the guest asked for the architectural behaviour.
+ */
+static bool iopl_ok(void)
+{
+    unsigned cpl = pv_current()->user_mode ? 3 : (pv_dom.vm_assist & (1ull << VMASST_TYPE_architectural_iopl)) ? 0 : 1;
+
+    return cpl <= pv_current()->iopl;
+}
+
+/*
+ * in/out that the virtual IOPL allows (iopl_ok): the guest owns no port, so, as
  * Xen does for ports a domain has no access to, reads give all ones and writes go nowhere (Linux
  * probes PCI configuration ports this way). Without the IOPL it is the guest's #GP.
  */
@@ -151,7 +162,7 @@ static bool port_io(struct cpu_regs *r, const uint8_t *b)
     }
     uint8_t op = b[len];
     bool imm = op >= 0xe4 && op <= 0xe7, dx = op >= 0xec && op <= 0xef;
-    if ((!imm && !dx) || pv_current()->iopl < 1)
+    if ((!imm && !dx) || !iopl_ok())
         return false;
     if (!(op & 1))
         size = 1;
@@ -164,7 +175,8 @@ static bool port_io(struct cpu_regs *r, const uint8_t *b)
     return true;
 }
 
-/* The faulting instruction: optional REX, then the opcode. Returns true if emulated. */
+/* The faulting instruction: optional REX, then the opcode. Returns true if emulated. From user
+ * mode only port I/O and cli/sti are looked at, under the IOPL as from the kernel. */
 bool pv_emulate(struct cpu_regs *r)
 {
     uint8_t b[8] = { 0 };
@@ -184,7 +196,7 @@ bool pv_emulate(struct cpu_regs *r)
         return true;
     }
     if (b[0] == 0xfa || b[0] == 0xfb) {  /* cli/sti: the upcall mask, if the virtual IOPL allows */
-        if (pv_current()->iopl < 1)
+        if (!iopl_ok())
             return false;
         pv_current()->vi->evtchn_upcall_mask = b[0] == 0xfa;
         r->rip += 1;
@@ -193,6 +205,8 @@ bool pv_emulate(struct cpu_regs *r)
     }
     if (port_io(r, b))
         return true;
+    if (pv_current()->user_mode)
+        return false;
     if ((b[0] & 0xf0) == 0x40) {
         rex = b[0];
         len = 1;

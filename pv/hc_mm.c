@@ -57,9 +57,12 @@ long hc_update_va_mapping(uint64_t va, uint64_t val, uint64_t flags, uint64_t a4
 
 long hc_vm_assist(uint64_t cmd, uint64_t type, uint64_t a3, uint64_t a4, uint64_t a5)
 {
-    /* pae_extended_cr3 is a no-op for 64-bit guests; writable_pagetables is ptwr.c */
+    /* pae_extended_cr3 and the 4gb_segments pair are no-ops for 64-bit guests (Xen accepts them
+     * too); writable_pagetables is ptwr.c, runstate_update_flag vtimer.c, architectural_iopl
+     * emulate.c, iret.c and traps.c */
     const uint64_t supported = (1ull << VMASST_TYPE_pae_extended_cr3) | (1ull << VMASST_TYPE_writable_pagetables) |
-                               (1ull << VMASST_TYPE_runstate_update_flag);   /* vtimer.c honours it */
+                               (1ull << VMASST_TYPE_runstate_update_flag) | (1ull << VMASST_TYPE_4gb_segments) |
+                               (1ull << VMASST_TYPE_4gb_segments_notify) | (1ull << VMASST_TYPE_architectural_iopl);
 
     if (type >= 64 || !(supported & (1ull << type)))
         return ERR(-XEN_EINVAL);

@@ -38,6 +38,8 @@ void pv_iret(struct cpu_regs *r)
         r->rcx = f.rcx;
     }
     r->rax = f.rax;
+    if (pv_dom.vm_assist & (1ull << VMASST_TYPE_architectural_iopl))
+        pv_current()->iopl = (unsigned)(f.rflags >> 12) & 3;   /* as Xen: iret sets the virtual IOPL */
     /* events back on with IF: pv_syscall's return then delivers what is pending at once */
     pv_current()->vi->evtchn_upcall_mask = !(f.rflags & RFLAGS_IF);
     pv_current()->nmi_masked = false;   /* any iret ends an NMI handler's masking, as Xen's */

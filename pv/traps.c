@@ -43,7 +43,8 @@ void pv_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t erro
         frame[n++] = (uint64_t)error_code;
     frame[n++] = r->rip;
     frame[n++] = (from_user ? r->cs | 3 : r->cs & 0xfffc) | ((uint64_t)mask << 32);
-    frame[n++] = (r->rflags & ~RFLAGS_IF) | (mask ? 0 : RFLAGS_IF);
+    uint64_t iopl = pv_dom.vm_assist & (1ull << VMASST_TYPE_architectural_iopl) ? (uint64_t)pv_current()->iopl << 12 : 0;
+    frame[n++] = (r->rflags & ~(RFLAGS_IF | RFLAGS_IOPL)) | (mask ? 0 : RFLAGS_IF) | iopl;  /* architectural IOPL: the virtual one */
     frame[n++] = r->rsp;
     frame[n++] = r->ss;
     uint64_t sp = (stack & ~0xful) - n * 8;
@@ -94,8 +95,9 @@ static bool trap(struct cpu_regs *r, uint64_t cr2)
     unsigned v = (unsigned)r->vector;
     bool kernel = !pv_current()->user_mode;
 
-    /* privileged instructions and page-table writes are the guest kernel's only */
-    if (kernel && ((v == 13 && !r->error_code) || v == 6) && pv_emulate(r))
+    /* privileged instructions (the kernel's; user mode: port I/O and cli/sti under the IOPL, and
+     * forced-emulation CPUID) */
+    if (((v == 13 && !r->error_code) || v == 6) && pv_emulate(r))
         return true;
     if (v == 14) {
         uint64_t at = cr2;

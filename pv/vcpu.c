@@ -28,7 +28,6 @@
 #include "x86.h"
 #include "xerrno.h"
 
-#define RFLAGS_IOPL   (3ul << 12)
 
 static spinlock_t ctx_lock = SPINLOCK_INIT;
 static struct vcpu_guest_context ctx_buf;      /* ~5 KiB: not for the 16 KiB stack */

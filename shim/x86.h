@@ -29,6 +29,7 @@
 #define CR4_OSXMMEXCPT (1ul << 10)
 
 #define RFLAGS_IF (1ul << 9)
+#define RFLAGS_IOPL (3ul << 12)
 
 static inline void outb(uint16_t port, uint8_t v) { __asm__ volatile("outb %0, %1" :: "a"(v), "Nd"(port)); }
 static inline void outl(uint16_t port, uint32_t v) { __asm__ volatile("outl %0, %1" :: "a"(v), "Nd"(port)); }

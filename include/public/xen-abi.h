@@ -2,13 +2,17 @@
  * xen-abi.h: the one way freestanding code here (the shim, our PV test guests) includes Xen's
  * public ABI headers. They come from Debian's libxen-dev (/usr/include/xen); we never retype them.
  * We ask for the latest interface version: the shim implements it towards its guest and speaks
- * it to L0, and the test guests exercise it.
+ * it to L0, and the test guests exercise it. Assembly files get xen.h alone (the others are C), at
+ * the same version: without it, xen.h maps some hypercall numbers to their pre-3.2 compat ones.
  */
 #ifndef PUBLIC_XEN_ABI_H
 #define PUBLIC_XEN_ABI_H
 
 #define __XEN_INTERFACE_VERSION__ 0x00040e00
 
+#ifdef __ASSEMBLY__
+#include <xen/xen.h>
+#else
 #include <stdint.h>
 
 #include <xen/xen.h>
@@ -30,5 +34,6 @@
 #include <xen/io/console.h>
 #include <xen/io/xs_wire.h>
 #include <xen/errno.h>
+#endif
 
 #endif

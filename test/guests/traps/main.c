@@ -26,6 +26,10 @@
  *    them; IOPL in the frame is dropped, so port I/O stays #GP (only physdev set_iopl grants I/O
  *    privilege: a kernel that could raise it by iret would own every port of the machine); TF is
  *    kept, so #DB comes after one instruction, with DR6.BS.
+ *  - I/O privilege (Xen's iopl_ok): physdev set_iopl gives the kernel port I/O from IOPL 1 (it
+ *    counts as ring 1); with VMASST_TYPE_architectural_iopl it counts as ring 0, iret loads the
+ *    virtual IOPL from the frame, and trap frames show it. Port I/O to ports the domain does not
+ *    own reads all ones. vm_assist takes 4gb_segments(_notify) as no-ops, refuses unknown types.
  *  - set_debugreg: an instruction breakpoint in DR0 enabled in DR7 raises #DB at the instruction
  *    with DR6.B0; DR7 general detect is refused.
  *  - set_segment_base: FS, kernel GS and user GS; the emulated rdmsr of FS_BASE, GS_BASE and
@@ -257,6 +261,50 @@ static void irets(void)
 	check(!(iret_seen[4] & RFLAGS_TF), "  TF is off once the handler returned (rflags %#lx)", iret_seen[4]);
 }
 
+/* Port I/O from the kernel: true if it ran, false if it trapped (#GP). */
+static bool inb_runs(void)
+{
+	unsigned long before = t.count;
+
+	arm(site_inb_end);
+	site_inb();
+	t.armed = false;
+	return t.count == before;
+}
+
+static long set_iopl(unsigned iopl)
+{
+	struct physdev_set_iopl s = { .iopl = iopl };
+
+	return HC(__HYPERVISOR_physdev_op, PHYSDEVOP_set_iopl, &s, 0);
+}
+
+static void iopl(void)
+{
+	printf("I/O privilege (physdev set_iopl, VMASST_TYPE_architectural_iopl):\n");
+	long rc = set_iopl(1);
+	check(rc == 0 && inb_runs(), "set_iopl 1: %ld; the kernel (ring 1 to Xen) may do port I/O", rc);
+	rc = set_iopl(0);
+	check(rc == 0 && !inb_runs(), "set_iopl 0: %ld; port I/O is #GP again", rc);
+	rc = HC(__HYPERVISOR_vm_assist, VMASST_CMD_enable, VMASST_TYPE_architectural_iopl, 0);
+	check(rc == 0, "vm_assist(enable, architectural_iopl): %ld %s", rc, errno_name(rc));
+	check(inb_runs(), "  the kernel counts as ring 0 now: port I/O with IOPL 0");
+	iret_probe(KERNEL_CS_RPL0, RFLAGS_IOPL | 2, 0);
+	expect(site_ud2, site_ud2_end, "ud2 after an iret with IOPL 3");
+	check((t.rflags & RFLAGS_IOPL) == RFLAGS_IOPL, "  iret set the virtual IOPL: the trap frame shows it (rflags %#lx)",
+	      t.rflags);
+	iret_probe(KERNEL_CS_RPL0, 2, 0);
+	expect(site_ud2, site_ud2_end, "ud2 after an iret with IOPL 0");
+	check(!(t.rflags & RFLAGS_IOPL), "  the frame shows IOPL 0 (rflags %#lx)", t.rflags);
+	rc = HC(__HYPERVISOR_vm_assist, VMASST_CMD_disable, VMASST_TYPE_architectural_iopl, 0);
+	check(rc == 0 && !inb_runs(), "vm_assist(disable, architectural_iopl): %ld; port I/O with IOPL 0 is #GP", rc);
+	rc = HC(__HYPERVISOR_vm_assist, VMASST_CMD_enable, VMASST_TYPE_4gb_segments, 0);
+	long rc2 = HC(__HYPERVISOR_vm_assist, VMASST_CMD_enable, VMASST_TYPE_4gb_segments_notify, 0);
+	check(rc == 0 && rc2 == 0, "vm_assist(enable, 4gb_segments / _notify), no-ops for 64-bit guests: %ld %ld", rc, rc2);
+	rc = HC(__HYPERVISOR_vm_assist, VMASST_CMD_enable, 31, 0);
+	check(rc == -XEN_EINVAL, "vm_assist(enable, 31): %ld %s", rc, errno_name(rc));
+}
+
 static void breakpoints(void)
 {
 	printf("hardware breakpoints:\n");
@@ -323,6 +371,7 @@ void test_main(void)
 	event_masks();
 	soft_ints();
 	irets();
+	iopl();
 	breakpoints();
 	segment_bases();
 }

@@ -1,7 +1,8 @@
 /* user.S: the user-mode side of the usermode test and the kernel's entry points for it. */
-#include <xen/xen.h>
+#include "xen-abi.h"
 
 #define NR_IRET 23
+#define SET_IOPL 6                  /* PHYSDEVOP_set_iopl (xen/physdev.h is C only; main.c checks) */
 
     .data
     .globl sc_count, sc_last_rax, sc_last_rdi, sc_frame_cs, sc_frame_rip, sc_frame_rsp, sc_kernel_rsp
@@ -24,6 +25,9 @@ gp_count: .quad 0
 gp_frame_err: .quad 0
 gp_frame_rip: .quad 0
 user_gs_seen: .quad 0
+    .globl user_inb
+user_inb: .quad 0
+iopl3: .long 3                      /* struct physdev_set_iopl */
 user_done: .quad 0
 saved_rsp: .quad 0
     .globl gs_magic
@@ -81,7 +85,17 @@ syscall_callback:
     movq %r8, sc_frame_cs(%rip)
     movq 40(%rsp), %r8
     movq %r8, sc_frame_rsp(%rip)
-1:  cmpq $60, %rax
+1:  cmpq $7, %rax                   /* "give me IOPL 3": physdev_op(set_iopl), a hypercall */
+    jne 3f
+    pushq %rdi
+    pushq %rsi
+    movl $SET_IOPL, %edi
+    leaq iopl3(%rip), %rsi
+    movl $__HYPERVISOR_physdev_op, %eax
+    syscall
+    popq %rsi
+    popq %rdi
+3:  cmpq $60, %rax
     je back_in_kernel               /* exit: leave user mode for good */
     addq $1000, %rax                /* the "result" */
     popq %rcx
@@ -135,6 +149,12 @@ user_syscall_ret:
     jne 2f
 user_ud_at:
     ud2
+    inb $0x80, %al                  /* IOPL 0: #GP, which gp_handler steps over */
+    movl $7, %eax
+    syscall                         /* the kernel sets IOPL 3 */
+    xorl %eax, %eax
+    inb $0x80, %al                  /* IOPL 3: user mode may do port I/O (nobody's port: 0xff) */
+    movq %rax, user_inb(%rip)
     int $0x80
 user_int80_ret:
 user_int90_at:
