@@ -5,6 +5,7 @@
 
 const struct l0_ops *l0 = &l0_none;     /* until probed: panics still reach a debug-exit port */
 uint32_t xen_cpuid_base;
+bool l0_steal;
 
 static bool is_xen_leaf(uint32_t base)
 {

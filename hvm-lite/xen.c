@@ -181,7 +181,7 @@ static int xen_cpu_init(struct cpu *c)
     c->vcpu_id = xen_vcpu_id();
     if (!c->l0_vcpu_info && (rc = register_vcpu_info(c)))
         return rc;
-    if (!l0_runstate_on[c->id])
+    if (l0_steal && !l0_runstate_on[c->id])
         register_runstate(c);
     struct xen_hvm_evtchn_upcall_vector up = { .vcpu = c->vcpu_id, .vector = VEC_EVTCHN };
     long r = HYPERVISOR_hvm_op(HVMOP_set_evtchn_upcall_vector, &up);

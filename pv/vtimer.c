@@ -106,8 +106,9 @@ void pv_timer_virq_bound(struct pv_vcpu *v)
 /*
  * Close the current state's span at now. The time L0 kept the vCPU's CPU off a pCPU meanwhile
  * (the L0's steal) goes to RUNSTATE_runnable, as Xen books a vCPU waiting for a pCPU: that is
- * what Linux shows as steal time. The stock shim's runstate counts only its own scheduling, so
- * its guest does not see L0's steal (test/guests/steal).
+ * what Linux shows as steal time (with l0-steal=on; else stolen_ns stays 0). The stock shim's
+ * runstate counts only its own scheduling, so its guest does not see L0's steal
+ * (test/guests/steal).
  */
 static void runstate_close(struct vcpu_runstate_info *rs, uint64_t *stolen_seen, unsigned id, uint64_t now)
 {

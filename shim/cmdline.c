@@ -24,7 +24,7 @@ void cmdline_defaults(struct shim_opts *o)
     memset(o, 0, sizeof(*o));
     o->loglvl = o->loglvl_rl = -1;
     o->guest_loglvl = o->guest_loglvl_rl = -1;
-    o->global_pages = o->tlb_clock = o->assisted_flush = -1;
+    o->global_pages = o->tlb_clock = o->assisted_flush = o->l0_steal = -1;
 }
 
 bool parse_bool(const char *s, size_t len, bool *val)
@@ -206,6 +206,8 @@ static void parse_one(struct span name, struct span val, bool has_val, struct sh
         ok = parse_tristate(base, val, has_val, negated, &o->tlb_clock);
     } else if (span_eq(base, "assisted-flush")) {
         ok = parse_tristate(base, val, has_val, negated, &o->assisted_flush);
+    } else if (span_eq(base, "l0-steal")) {
+        ok = parse_tristate(base, val, has_val, negated, &o->l0_steal);
     } else if (span_eq(name, "selftest")) {
         bool b;
         if (!has_val)

@@ -27,6 +27,7 @@ struct shim_opts {
     int global_pages;                /* -1 = default (off), else 0/1 */
     int tlb_clock;                   /* -1 = default (auto) */
     int assisted_flush;              /* -1 = default (auto) */
+    int l0_steal;                    /* -1 = default (off), else 0/1 */
     enum selftest_mode selftest;
     char guest_cmdline[CMDLINE_MAX]; /* what followed " -- " */
     bool has_guest_cmdline;

@@ -68,6 +68,8 @@ static void boot_report(void)
     pr_info("  TLB flushes of other CPUs: %s\n", flush_assisted ? "assisted by L0 (HVMOP_flush_tlbs)" :
             opts.assisted_flush == 0 ? "IPIs (assisted-flush=off)" : "IPIs (L0 offers no assisted flush)");
     pr_info("  TLB-flush clock: %s\n", flush_clock_on ? "on" : "off");
+    if (l0->stolen_ns)
+        pr_info("  steal time from L0 in the guest's runstate: %s\n", l0_steal ? "on" : "off (l0-steal=on)");
 }
 
 static void bsp_main(void *unused)
@@ -139,6 +141,7 @@ void start_shim(unsigned kind, uint32_t info_pa)
     if ((rc = mm_init(&boot_info, &opts)))
         panic("cannot set up the frame pools: %d", rc);
     paging_global = opts.global_pages == 1;
+    l0_steal = opts.l0_steal == 1;
     if ((rc = paging_init()))
         panic("cannot build the page tables: %d", rc);
     if ((rc = cpu_alloc_tables(&bsp_cpu)))

@@ -23,6 +23,7 @@ static void test_defaults(void)
     CHECK_EQ(o.global_pages, -1);
     CHECK_EQ(o.tlb_clock, -1);
     CHECK_EQ(o.assisted_flush, -1);
+    CHECK_EQ(o.l0_steal, -1);
     CHECK_EQ(o.selftest, SELFTEST_OFF);
     CHECK_EQ(o.shim_mem, 0);
     CHECK_EQ(o.nr_notes, 0);
@@ -84,11 +85,12 @@ static void test_shim_mem(void)
 
 static void test_ours(void)
 {
-    struct shim_opts o = parse("global-pages tlb-clock=off assisted-flush=yes");
+    struct shim_opts o = parse("global-pages tlb-clock=off assisted-flush=yes l0-steal");
 
     CHECK_EQ(o.global_pages, 1);
     CHECK_EQ(o.tlb_clock, 0);
     CHECK_EQ(o.assisted_flush, 1);
+    CHECK_EQ(o.l0_steal, 1);
     CHECK_EQ(o.nr_notes, 0);
     o = parse("no-global-pages no-tlb-clock no-assisted-flush");
     CHECK_EQ(o.global_pages, 0);

@@ -8,7 +8,8 @@
  * monitor show it as the share of CPU the host took. Under a shim, the host that takes the CPU
  * is L0: two busy vCPUs of a shim on one pCPU each wait about half of the time. The guest can
  * only learn that from its runstate, so the shim must carry L0's runnable time over into it
- * (ours reads its CPUs' runstate areas at L0). The stock shim does not: its runstate counts only
+ * (ours reads its CPUs' runstate areas at L0, with the shim option l0-steal=on, off by default
+ * for its cost). The stock shim does not: its runstate counts only
  * its own scheduling (a suite XFAIL: its vCPU 1 showed 61 ms runnable in a 1568 ms spin, where
  * ours showed 829 ms in 1500).
  *
