@@ -10,13 +10,14 @@
  * only learn that from its runstate, so the shim must carry L0's runnable time over into it
  * (ours reads its CPUs' runstate areas at L0, with the shim option l0-steal=on, off by default
  * for its cost). The stock shim does not: its runstate counts only
- * its own scheduling (a suite XFAIL: its vCPU 1 showed 61 ms runnable in a 1568 ms spin, where
- * ours showed 829 ms in 1500).
+ * its own scheduling (a suite XFAIL).
  *
  * Method: vCPU 0 brings vCPU 1 up (a plain kernel-mode context) to spin for SPIN of pvclock
  * time and then go down; vCPU 0 spins the same time beside it. Then, for each vCPU,
  * VCPUOP_get_runstate_info: running + runnable must cover the spin, and runnable must be at
- * least a tenth of it (two busy vCPUs on one pCPU: about half; dom0 is idle). Nothing here
+ * least a third of it (two busy vCPUs on one pCPU: about half; dom0 is idle). Seen: ours 829-1000
+ * ms of 1500 in 4 runs; the stock shim's vCPU 1 61 and 163 ms (a tenth was too little: its wake-up
+ * latencies reach it), its vCPU 0 754-1097 ms (it counts vCPU 1's bring-up). Nothing here
  * holds without an L0 that shares a pCPU between our vCPUs: standalone, the shim's CPUs are the
  * machine's and no time is stolen, so the test is not run so.
  */
@@ -62,7 +63,7 @@ static void report(unsigned vcpu, uint64_t spun)
 	       spun / MS, run / MS, wait / MS, ri.time[RUNSTATE_blocked] / MS, ri.time[RUNSTATE_offline] / MS);
 	check(run + wait >= spun * 9 / 10, "vCPU %u: running + runnable (%lu ms) cover the spin", vcpu,
 	      (run + wait) / MS);
-	check(wait >= spun / 10, "vCPU %u: runnable %lu ms, at least a tenth of the spin: the L0's steal shows",
+	check(wait >= spun / 3, "vCPU %u: runnable %lu ms, at least a third of the spin: the L0's steal shows",
 	      vcpu, wait / MS);
 }
 
