@@ -3,7 +3,8 @@
  * hypervisor answers, as Xen does for PV guests: reads of CR0/CR2/CR3/CR4, rdmsr/wrmsr of the
  * segment-base MSRs and a few read-only ones, CPUID behind the forced-emulation prefix
  * (ud2; .ascii "xen"; cpuid) with a PV CPUID policy, wbinvd, clts, and cli/sti on the upcall
- * mask and port I/O to ports nobody has, both under the virtual IOPL (iopl_ok). Anything else is the guest's #GP or #UD, bounced to it (rdmsr_safe
+ * mask and port I/O to ports nobody has, both under the virtual IOPL (iopl_ok). Anything else
+ * is the guest's #GP or #UD, bounced to it (rdmsr_safe
  * and friends rely on that). hlt too is #GP(0): Xen 4.17's PV emulator does not take it, so the
  * stock shim faults it, and a kernel that hlts by mistake should be told, not hang (guests idle
  * with SCHEDOP_block; test/guests/nmi checks the #GP on both shims).

@@ -164,11 +164,12 @@ void pv_runstate_set(struct pv_vcpu *v, int state)
     irq_restore(f);
 }
 
-/* A running vCPU's runstate also moves on at its timer ticks, so that its steal time shows
- * while it computes (Xen rewrites it at every context switch). On the vCPU's own CPU. */
+/* With l0-steal=on, a running vCPU's runstate also moves on at its timer ticks, so that its
+ * steal time shows while it computes (Xen rewrites it at every context switch). Without, there
+ * is nothing new to say between transitions. On the vCPU's own CPU. */
 static void runstate_refresh(struct pv_vcpu *v)
 {
-    if (v->runstate.state == RUNSTATE_running && v->runstate_area)
+    if (l0_steal && v->runstate.state == RUNSTATE_running && v->runstate_area)
         pv_runstate_set(v, RUNSTATE_running);
 }
 
