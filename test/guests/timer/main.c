@@ -16,8 +16,12 @@
  * VCPU_SSHOTTMR_future: -ETIME and no event, or 0 and the event at once. set_timer_op 10 ms
  * ahead: delivered after its deadline. A timer stopped with set_timer_op(0) must not fire: a
  * 20 ms one is stopped, then a 60 ms one set; one event only, after 60 ms. A 10 ms periodic tick
- * gives 4 ticks in no less than 30 ms while the vCPU runs (Xen pauses it while the vCPU is
- * blocked); 0.5 ms is -EINVAL. The wallclock (wc_sec) must be a date after 2020 with an even
+ * gives 4 ticks (the first at once, then three periods) while the vCPU runs (Xen pauses it while
+ * the vCPU is blocked), in no less than 27 ms of the guest's pvclock: the hypervisor spaces its
+ * ticks by its own clock, which under TCG can run a few per cent apart from the pvclock it gives
+ * the guest (the stock shim here: 28.4-28.8 ms for its 30 ms in 5 runs of 6 on one L0 boot, above
+ * 30 ms on others), so the bound allows 10%; a period not honoured at all (ticks 1 ms apart, or
+ * all at once) still fails it. 0.5 ms is -EINVAL. The wallclock (wc_sec) must be a date after 2020 with an even
  * wc_version; a time area registered with VCPUOP_register_vcpu_time_memory_area must follow the
  * vcpu_info's pvclock; and the runstate (VCPUOP_get_runstate_info, and the area registered with
  * VCPUOP_register_runstate_memory_area, VMASST_TYPE_runstate_update_flag on) must show time
@@ -145,7 +149,7 @@ void test_main(void)
 	fired = events_seen[tport] >= seen + 4;
 	long rc3 = vcpu_op(VCPUOP_stop_periodic_timer, 0, NULL);
 	printf("  4 periodic ticks took %lu us\n", (end - start) / 1000);
-	check(rc == 0 && rc3 == 0 && fired && end - start >= 30 * MS, "set_periodic_timer(10 ms): 4 ticks in %lu ms",
+	check(rc == 0 && rc3 == 0 && fired && end - start >= 27 * MS, "set_periodic_timer(10 ms): 4 ticks in %lu ms",
 	      (end - start) / MS);
 
 	/* wallclock and runstate */
