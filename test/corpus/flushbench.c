@@ -11,7 +11,8 @@
  *                        make -j. Default SCALE 4.
  *   flushbench exit      exit 0 (the fork+exec child)
  *
- * Prints progress lines, then one line for the benchmark to parse:
+ * Prints progress lines (the mm rounds done, every 30 s: a slow run shows it is moving, which the
+ * test bed's stall detector also needs), then one line for the benchmark to parse:
  *   FLUSHBENCH vcpus=N scale=S wall=<s> mm_rounds=<n> forks=<n> user=<s> sys=<s> steal=<s> idle=<s>
  * (user/sys/steal/idle: /proc/stat's all-CPU totals over the run, in seconds), and exits 0, or
  * prints "FLUSHBENCH FAIL <reason>" and exits 1.
@@ -32,7 +33,9 @@
 
 static int scale = 4;
 static volatile int failed;
-static char fail_reason[200];
+static long rounds_done;                /* mm rounds of all threads, for the progress lines */
+static long *forks_done;                /* fork+execs of all workers (shared with them) */
+static double start;
 
 static double now(void)
 {
@@ -41,6 +44,20 @@ static double now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+/* A progress line every 30 s until the run ends (a slow run shows it is moving). */
+static void *progress(void *arg)
+{
+	for (;;) {
+		sleep(30);
+		printf("flushbench: %ld mm rounds, %ld fork+exec after %.0f s\n",
+		       __atomic_load_n(&rounds_done, __ATOMIC_RELAXED),
+		       __atomic_load_n(forks_done, __ATOMIC_RELAXED), now() - start);
+	}
+	(void)arg;
+	return NULL;
+}
+static char fail_reason[200];
 
 static void fail(const char *what)
 {
@@ -79,6 +96,7 @@ static void *mm_worker(void *arg)
 			errno = EIO, fail("read back");
 		if (munmap(p, MM_LEN))
 			fail("munmap");
+		__atomic_add_fetch(&rounds_done, 1, __ATOMIC_RELAXED);
 	}
 	(void)arg;
 	return NULL;
@@ -101,6 +119,7 @@ static int fork_worker(void)
 		}
 		if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 			return 1;
+		__atomic_add_fetch(forks_done, 1, __ATOMIC_RELAXED);
 	}
 	return 0;
 }
@@ -132,7 +151,13 @@ int main(int argc, char **argv)
 		printf("FLUSHBENCH FAIL cannot read /proc/stat\n");
 		return 1;
 	}
-	double start = now();
+	forks_done = mmap(NULL, sizeof(*forks_done), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	pthread_t pt;
+	if (forks_done == MAP_FAILED || pthread_create(&pt, NULL, progress, NULL)) {
+		printf("FLUSHBENCH FAIL progress counter\n");
+		return 1;
+	}
+	start = now();
 	for (int i = 0; i < forkers; i++) {
 		fk[i] = fork();
 		if (fk[i] == 0)

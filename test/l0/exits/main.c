@@ -1,0 +1,136 @@
+/*
+ * exitcount: how many hardware-virtualization exits (#VMEXITs) the L0 took for the shim domain,
+ * from a xentrace stream on standard input, with the commonest exit reasons. The test bed runs
+ * it in dom0 for `run-guest --count-exits`:
+ *     xentrace -D -e 0x81000 -S 2048 | exitcount --vendor amd|intel
+ * (event mask 0x81000: VMENTRY and VMEXIT records only). It counts until the stream ends (the
+ * job's post script stops xentrace) and prints one line:
+ *     exits: N in T s, R/s (entries E, lost L records); top: NAME n, ...
+ * T is the time from its start to the stream's end. Lost records (Xen's trace buffer was full
+ * before xentrace drained it) make N a lower bound, so a count with any lost says so and exits 3.
+ * Exit status: 0, 1 on a malformed stream or read error, 2 on bad options.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "parse.h"
+
+struct name { unsigned code; const char *name; };
+
+/* AMD SVM exit codes (AMD64 APM vol. 2, appendix C); ranges are named in reason_name() */
+static const struct name svm_names[] = {
+    { 0x60, "INTR" }, { 0x61, "NMI" }, { 0x64, "VINTR" }, { 0x6e, "RDTSC" }, { 0x6f, "RDPMC" },
+    { 0x72, "CPUID" }, { 0x74, "IRET" }, { 0x76, "INVD" }, { 0x77, "PAUSE" }, { 0x78, "HLT" },
+    { 0x79, "INVLPG" }, { 0x7a, "INVLPGA" }, { 0x7b, "IOIO" }, { 0x7c, "MSR" }, { 0x7f, "SHUTDOWN" },
+    { 0x80, "VMRUN" }, { 0x81, "VMMCALL" }, { 0x87, "RDTSCP" }, { 0x89, "WBINVD" }, { 0x8d, "XSETBV" },
+    { 0x400, "NPF" },
+};
+/* Intel VMX basic exit reasons (SDM vol. 3, appendix C) */
+static const struct name vmx_names[] = {
+    { 0, "EXCEPTION_NMI" }, { 1, "EXT_INTR" }, { 2, "TRIPLE_FAULT" }, { 7, "INTR_WINDOW" },
+    { 10, "CPUID" }, { 12, "HLT" }, { 14, "INVLPG" }, { 16, "RDTSC" }, { 18, "VMCALL" },
+    { 28, "CR_ACCESS" }, { 29, "DR_ACCESS" }, { 30, "IO" }, { 31, "RDMSR" }, { 32, "WRMSR" },
+    { 40, "PAUSE" }, { 44, "APIC_ACCESS" }, { 48, "EPT_VIOLATION" }, { 49, "EPT_MISCONFIG" },
+    { 52, "PREEMPT_TIMER" }, { 54, "WBINVD" }, { 55, "XSETBV" },
+};
+
+static const char *reason_name(int svm, unsigned r, char *buf, size_t len)
+{
+    const struct name *t = svm ? svm_names : vmx_names;
+    size_t n = svm ? sizeof(svm_names) / sizeof(*t) : sizeof(vmx_names) / sizeof(*t);
+
+    for (size_t i = 0; i < n; i++)
+        if (t[i].code == r)
+            return t[i].name;
+    if (svm && r < 0x40)
+        snprintf(buf, len, "%s%u_%s", r & 0x20 ? "DR" : "CR", r & 15, r & 0x10 ? "WRITE" : "READ");
+    else if (svm && r < 0x60)
+        snprintf(buf, len, "EXC%u", r - 0x40);
+    else
+        snprintf(buf, len, "exit_%#x", r);
+    return buf;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: xentrace -D -e 0x81000 -S 2048 | exitcount [--vendor amd|intel]\n"
+          "Counts the #VMEXITs in a xentrace stream (one HVM domain on the L0: the shim's) and\n"
+          "prints \"exits: N in T s, R/s (entries E, lost L records); top: ...\".\n"
+          "Exit status 0; 3 if Xen lost records (N is then a lower bound); 1 on a bad stream.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+    static struct exits e;
+    static uint8_t buf[1 << 16];
+    int svm = 1;
+
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--vendor") && i + 1 < argc &&
+                   (!strcmp(argv[i + 1], "amd") || !strcmp(argv[i + 1], "intel"))) {
+            svm = !strcmp(argv[++i], "amd");
+        } else if (!strcmp(argv[i], "--vendor")) {
+            fprintf(stderr, "exitcount: --vendor takes amd or intel (see --help)\n");
+            return 2;
+        } else {
+            fprintf(stderr, "exitcount: bad option '%s' (see --help)\n", argv[i]);
+            return 2;
+        }
+    }
+    double t0 = now();
+    for (;;) {
+        ssize_t n = read(0, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            fprintf(stderr, "exitcount: read: %s\n", strerror(errno));
+            return 1;
+        }
+        if (n == 0)
+            break;
+        if (exits_feed(&e, buf, (size_t)n)) {
+            fprintf(stderr, "exitcount: not a xentrace stream (after %llu records)\n",
+                    (unsigned long long)e.records);
+            return 1;
+        }
+    }
+    double t = now() - t0;
+    if (exits_end(&e))
+        fprintf(stderr, "exitcount: the stream ended inside a record (the last one not counted)\n");
+
+    printf("exits: %llu in %.1f s, %.0f/s (entries %llu, lost %llu records); top:",
+           (unsigned long long)e.exits, t, t > 0 ? (double)e.exits / t : 0.0,
+           (unsigned long long)e.entries, (unsigned long long)e.lost);
+    /* the six commonest reasons, largest first */
+    uint8_t shown[EXITS_REASONS] = { 0 };
+    for (int k = 0; k < 6; k++) {
+        int best = -1;
+        for (unsigned r = 0; r < EXITS_REASONS; r++)
+            if (!shown[r] && e.by_reason[r] && (best < 0 || e.by_reason[r] > e.by_reason[best]))
+                best = (int)r;
+        if (best < 0)
+            break;
+        shown[best] = 1;
+        char nb[32];
+        printf("%s %s %llu", k ? "," : "", reason_name(svm, best, nb, sizeof(nb)),
+               (unsigned long long)e.by_reason[best]);
+    }
+    if (e.other_reason)
+        printf(", other %llu", (unsigned long long)e.other_reason);
+    printf("\n");
+    return e.lost ? 3 : 0;
+}
