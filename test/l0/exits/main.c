@@ -2,8 +2,9 @@
  * exitcount: how many hardware-virtualization exits (#VMEXITs) the L0 took for the shim domain,
  * from a xentrace stream on standard input, with the commonest exit reasons. The test bed runs
  * it in dom0 for `run-guest --count-exits`:
- *     xentrace -D -e 0x81000 -S 2048 | exitcount --vendor amd|intel
- * (event mask 0x81000: VMENTRY and VMEXIT records only). It counts until the stream ends (the
+ *     mkfifo F; exitcount --vendor amd|intel < F & xentrace -D -e 0x81000 -S 2048 F
+ * (event mask 0x81000: VMENTRY and VMEXIT records only; a fifo, as xentrace prints its messages
+ * on standard output). It counts until the stream ends (the
  * job's post script stops xentrace) and prints one line:
  *     exits: N in T s, R/s (entries E, lost L records); top: NAME n, ...
  * T is the time from its start to the stream's end. Lost records (Xen's trace buffer was full
@@ -64,7 +65,7 @@ static double now(void)
 
 static void usage(FILE *f)
 {
-    fputs("usage: xentrace -D -e 0x81000 -S 2048 | exitcount [--vendor amd|intel]\n"
+    fputs("usage: exitcount [--vendor amd|intel] < FIFO   (with xentrace -D -e 0x81000 -S 2048 FIFO)\n"
           "Counts the #VMEXITs in a xentrace stream (one HVM domain on the L0: the shim's) and\n"
           "prints \"exits: N in T s, R/s (entries E, lost L records); top: ...\".\n"
           "Exit status 0; 3 if Xen lost records (N is then a lower bound); 1 on a bad stream.\n", f);
