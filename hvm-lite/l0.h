@@ -5,6 +5,7 @@
 #include "lib.h"
 
 struct boot_info;
+struct clock_line;
 struct cpu;
 struct gnttab_query_size;
 
@@ -22,6 +23,10 @@ struct l0_ops {
     const char *clock_name;
     uint64_t (*now_ns)(void);
     uint64_t (*tsc_hz)(void);
+    /* This CPU's now_ns() as a line in its TSC (time.h), and a number that changes whenever
+     * that line does (clock_gen NULL: it never does). */
+    void (*clock_line)(struct clock_line *l);
+    uint32_t (*clock_gen)(void);
 
     /* Event channels to L0 (NULL: none to forward to). Errors are -XEN_E*. */
     int (*evtchn_bind_ipi)(uint32_t vcpu, uint32_t *port);

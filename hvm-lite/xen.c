@@ -215,6 +215,28 @@ static uint64_t xen_now_ns(void)
     return ns;
 }
 
+/* L0 rewrites its record when it reschedules or recalibrates us: a new line, a new version. */
+static void xen_clock_line(struct clock_line *l)
+{
+    const volatile struct vcpu_time_info *t = this_cpu()->l0_time;
+    uint32_t v;
+
+    do {
+        v = t->version;
+        barrier();
+        l->tsc0 = t->tsc_timestamp;
+        l->ns0 = t->system_time;
+        l->mul = t->tsc_to_system_mul;
+        l->shift = t->tsc_shift;
+        barrier();
+    } while ((v & 1) || v != t->version);
+}
+
+static uint32_t xen_clock_gen(void)
+{
+    return READ_ONCE(((const volatile struct vcpu_time_info *)this_cpu()->l0_time)->version);
+}
+
 static uint64_t xen_tsc_hz(void)
 {
     const volatile struct vcpu_time_info *t = this_cpu()->l0_time;
@@ -442,6 +464,8 @@ const struct l0_ops l0_xen = {
     .clock_name = "xen pvclock (vcpu_time_info)",
     .now_ns = xen_now_ns,
     .tsc_hz = xen_tsc_hz,
+    .clock_line = xen_clock_line,
+    .clock_gen = xen_clock_gen,
     .evtchn_bind_ipi = xen_evtchn_bind_ipi,
     .evtchn_send = xen_evtchn_send,
     .evtchn_unmask = xen_evtchn_unmask,

@@ -46,6 +46,8 @@ struct pv_vcpu {
     uint64_t runstate_area;             /* guest va of a vcpu_runstate_info copy (0: none) */
     struct vcpu_runstate_info runstate;
     uint64_t stolen_seen;               /* l0->stolen_ns of its CPU, as last accounted */
+    uint32_t clock_gen;                 /* l0->clock_gen when its pvclock was last written */
+    uint64_t clock_ahead;               /* ns its pvclock runs ahead of its CPU's clock line */
 
     /* Its CPU state, as Xen keeps per vCPU (the hardware holds the rest: vCPU n owns shim CPU n) */
     uint64_t cr3;                       /* machine address of the current (kernel) L4 */
@@ -109,6 +111,8 @@ struct pv_domain {
     struct ev_table ev;                 /* the guest's event channels */
     struct pv_vcpu vcpu[PV_MAX_VCPUS];
     uint64_t nr_hypercalls, nr_bounces, nr_emulated, nr_ptwr, nr_upcalls;
+    uint64_t clock_held_back;           /* pvclock updates that would have stepped a guest clock back (> 1 us) */
+    uint64_t clock_ahead_max;           /* the most any vCPU's pvclock ran ahead of its clock line, ns */
 };
 
 extern struct pv_domain pv_dom;

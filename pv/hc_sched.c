@@ -30,7 +30,9 @@ void pv_shutdown(unsigned reason)
     pv_console_flush();
     pr_info("guest shut down: %s (%u)\n", reason_name(reason), reason);
     pv_hypercall_report();
-    pr_info("guest events: %lu upcalls, %lu bounces\n", pv_dom.nr_upcalls, pv_dom.nr_bounces);
+    pr_info("guest events: %lu upcalls, %lu bounces; pvclock kept from going back %lu times, %lu us "
+            "ahead at most\n", pv_dom.nr_upcalls, pv_dom.nr_bounces, pv_dom.clock_held_back,
+            pv_dom.clock_ahead_max / 1000);
     flush_report();
     balloon_report();
     shim_shutdown(reason);

@@ -6,6 +6,7 @@
 #include "debug.h"
 #include "cpu.h"
 #include "hypercall.h"
+#include "l0.h"
 #include "time.h"
 #include "x86.h"
 
@@ -33,25 +34,41 @@ void pv_syscall(struct cpu_regs *r)
     pv_upcall_check(r);
 }
 
-/* This vCPU's pvclock from the shim's clock: system_time + ((tsc - tsc_timestamp) << shift) * mul >> 32,
- * in its vcpu_info and in the copy it registered (VCPUOP_register_vcpu_time_memory_area). */
+/* This vCPU's pvclock: its CPU's clock line (l0->clock_line), so the guest's clock is the one the
+ * shim keeps its timers by, in its vcpu_info and in the copy it registered
+ * (VCPUOP_register_vcpu_time_memory_area). A new line can start a little behind where the old
+ * one had got to (L0's records of one vCPU are not continuous, and under TCG they are a few per
+ * cent apart in rate): then the new one starts where the guest's clock is, for a guest's time
+ * must not go back (a poll's or a sleep's length would come out negative). */
 void pv_time_update(void)
 {
-    static uint32_t mul;
-    static int8_t shift;
     struct pv_vcpu *v = pv_current();
     struct vcpu_time_info *t = &v->vi->time;
+    struct clock_line l;
 
-    if (!mul) {
-        int s;
-        hz_to_ns_scale(tsc_hz, &mul, &s);
-        shift = (int8_t)s;
+    if (l0->clock_gen)
+        v->clock_gen = l0->clock_gen();     /* before the read: a change after it is seen next time */
+    l0->clock_line(&l);
+    uint64_t ahead = 0;
+    if (t->tsc_to_system_mul) {
+        uint64_t tsc = rdtsc();
+        uint64_t was = t->system_time + scale_64_32(tsc - t->tsc_timestamp, t->tsc_to_system_mul, t->tsc_shift);
+        uint64_t is = l.ns0 + scale_64_32(tsc - l.tsc0, l.mul, l.shift);
+        if ((int64_t)(was - is) > 0)
+            ahead = was - is;
     }
+    l.ns0 += ahead;
+    if (ahead > v->clock_ahead + 1000) {    /* a new step back held off (not a rounding's ns) */
+        pv_dom.clock_held_back++;
+        if (ahead > pv_dom.clock_ahead_max)
+            pv_dom.clock_ahead_max = ahead;
+    }
+    v->clock_ahead = ahead;
     __atomic_store_n(&t->version, t->version + 1, __ATOMIC_SEQ_CST);
-    t->tsc_timestamp = rdtsc();
-    t->system_time = now_ns();
-    t->tsc_to_system_mul = mul;
-    t->tsc_shift = shift;
+    t->tsc_timestamp = l.tsc0;
+    t->system_time = l.ns0;
+    t->tsc_to_system_mul = l.mul;
+    t->tsc_shift = (int8_t)l.shift;
     __atomic_store_n(&t->version, t->version + 1, __ATOMIC_SEQ_CST);
     if (v->time_area) {
         /* as Xen: odd version first, so a reader never takes a half-written copy */

@@ -24,6 +24,8 @@ void pv_upcall_check(struct cpu_regs *r)
         return;                         /* not back to the guest */
     pv_vcpu_park(v);                    /* VCPUOP_down: not until the next up */
     pv_nmi_deliver(r);                  /* NMIs first, as Xen; a masked event callback then waits */
+    if (vi && l0->clock_gen && l0->clock_gen() != v->clock_gen)
+        pv_time_update();               /* L0 gave this CPU a new clock line: the guest's follows */
     if (!vi || !v->event_callback)
         return;                         /* nowhere to deliver */
     if (!READ_ONCE(vi->evtchn_upcall_pending) || READ_ONCE(vi->evtchn_upcall_mask))

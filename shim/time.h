@@ -6,6 +6,14 @@
 
 extern uint64_t tsc_hz;
 
+/* now_ns() as a line in the TSC: ns = ns0 + scale_64_32(tsc - tsc0, mul, shift). The guest's
+ * pvclock is this line, so its clock and the shim's (its timers' deadlines) are one clock. */
+struct clock_line {
+    uint64_t tsc0, ns0;
+    uint32_t mul;
+    int shift;
+};
+
 uint64_t now_ns(void);
 void time_init(void);                   /* after l0->init: the L0 knows the TSC frequency */
 uint64_t ns_to_tsc(uint64_t ns);
