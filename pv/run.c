@@ -49,6 +49,9 @@ void pv_time_update(void)
     if (l0->clock_gen)
         v->clock_gen = l0->clock_gen();     /* before the read: a change after it is seen next time */
     l0->clock_line(&l);
+    if (t->tsc_timestamp == l.tsc0 && t->tsc_to_system_mul == l.mul && t->tsc_shift == l.shift &&
+        t->system_time == l.ns0 + v->clock_ahead && t->tsc_to_system_mul && !v->time_area)
+        return;                         /* the guest has this line already: no rdtsc (an L0 exit) */
     uint64_t ahead = 0;
     if (t->tsc_to_system_mul) {
         uint64_t tsc = rdtsc();

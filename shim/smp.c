@@ -88,7 +88,7 @@ bool smp_call_wait(struct cpu *c, uint64_t timeout_ns)
     unsigned spins = 0;
 
     while (__atomic_load_n(&c->call_fn, __ATOMIC_ACQUIRE)) {
-        if (now_ns() > end)
+        if (spins % SPIN_YIELD_EVERY == 0 && now_ns() > end)    /* rdtsc may be an L0 exit */
             return false;
         spin_wait(&spins);
     }
