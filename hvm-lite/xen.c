@@ -197,24 +197,6 @@ static int xen_cpu_init(struct cpu *c)
     return 0;
 }
 
-static uint64_t xen_now_ns(void)
-{
-    const volatile struct vcpu_time_info *t = this_cpu()->l0_time;
-    uint32_t v;
-    uint64_t ns;
-
-    if (!t)
-        return 0;
-    do {
-        v = t->version;
-        barrier();
-        uint64_t tsc = rdtsc();
-        ns = t->system_time + scale_64_32(tsc - t->tsc_timestamp, t->tsc_to_system_mul, t->tsc_shift);
-        barrier();
-    } while ((v & 1) || v != t->version);
-    return ns;
-}
-
 /* L0 rewrites its record when it reschedules or recalibrates us: a new line, a new version. */
 static void xen_clock_line(struct clock_line *l)
 {
@@ -230,6 +212,16 @@ static void xen_clock_line(struct clock_line *l)
         l->shift = t->tsc_shift;
         barrier();
     } while ((v & 1) || v != t->version);
+}
+
+static uint64_t xen_now_ns(void)
+{
+    struct clock_line l;
+
+    if (!this_cpu()->l0_time)
+        return 0;
+    xen_clock_line(&l);
+    return clock_line_ns(&l, rdtsc());
 }
 
 static uint32_t xen_clock_gen(void)

@@ -49,24 +49,25 @@ void pv_time_update(void)
     if (l0->clock_gen)
         v->clock_gen = l0->clock_gen();     /* before the read: a change after it is seen next time */
     l0->clock_line(&l);
-    if (t->tsc_timestamp == l.tsc0 && t->tsc_to_system_mul == l.mul && t->tsc_shift == l.shift &&
-        t->system_time == l.ns0 + v->clock_ahead && t->tsc_to_system_mul && !v->time_area)
-        return;                         /* the guest has this line already: no rdtsc (an L0 exit) */
-    uint64_t ahead = 0;
-    if (t->tsc_to_system_mul) {
+    const struct clock_line was = { t->tsc_timestamp, t->system_time, t->tsc_to_system_mul, t->tsc_shift };
+    if (!was.mul) {
+        v->clock_ahead = 0;                 /* the first record: nothing to keep up with */
+    } else if (was.tsc0 == l.tsc0 && was.mul == l.mul && was.shift == l.shift &&
+               was.ns0 == l.ns0 + v->clock_ahead && !v->time_area) {
+        return;                             /* the guest has this line already: no rdtsc (an L0 exit) */
+    } else {
         uint64_t tsc = rdtsc();
-        uint64_t was = t->system_time + scale_64_32(tsc - t->tsc_timestamp, t->tsc_to_system_mul, t->tsc_shift);
-        uint64_t is = l.ns0 + scale_64_32(tsc - l.tsc0, l.mul, l.shift);
-        if ((int64_t)(was - is) > 0)
-            ahead = was - is;
+        int64_t ahead = (int64_t)(clock_line_ns(&was, tsc) - clock_line_ns(&l, tsc));
+        if (ahead < 0)
+            ahead = 0;
+        if ((uint64_t)ahead > v->clock_ahead + 1000) {  /* a new step back held off, not a rounding */
+            pv_dom.clock_held_back++;
+            if ((uint64_t)ahead > pv_dom.clock_ahead_max)
+                pv_dom.clock_ahead_max = (uint64_t)ahead;
+        }
+        v->clock_ahead = (uint64_t)ahead;
     }
-    l.ns0 += ahead;
-    if (ahead > v->clock_ahead + 1000) {    /* a new step back held off (not a rounding's ns) */
-        pv_dom.clock_held_back++;
-        if (ahead > pv_dom.clock_ahead_max)
-            pv_dom.clock_ahead_max = ahead;
-    }
-    v->clock_ahead = ahead;
+    l.ns0 += v->clock_ahead;
     __atomic_store_n(&t->version, t->version + 1, __ATOMIC_SEQ_CST);
     t->tsc_timestamp = l.tsc0;
     t->system_time = l.ns0;

@@ -32,6 +32,12 @@ static inline uint64_t scale_64_32(uint64_t v, uint32_t mul32, int shift)
     return (uint64_t)(((unsigned __int128)v * mul32) >> 32);
 }
 
+/* The time a clock line gives at TSC value tsc. */
+static inline uint64_t clock_line_ns(const struct clock_line *l, uint64_t tsc)
+{
+    return l->ns0 + scale_64_32(tsc - l->tsc0, l->mul, l->shift);
+}
+
 /* The pvclock-style pair for a counter at hz: ns = scale_64_32(ticks, *mul32, *shift), with
  * *mul32 normalised to [2^31, 2^32) for the most precision. */
 static inline void hz_to_ns_scale(uint64_t hz, uint32_t *mul32, int *shift)
