@@ -18,6 +18,7 @@
 #include "lib.h"
 #include "pagetable.h"
 #include "test.h"
+#include "testbed.h"
 
 /* What Xen handed us at entry (head.S): start_info (rsi) and the bootstrap stack end (rsp). */
 extern start_info_t *start_info;

@@ -14,7 +14,8 @@
 #define PTE_DIRTY    0x040UL
 #define PTE_PSE      0x080UL
 #define PTE_NX       (1UL << 63)
-#define PTE_MFN(pte) (((pte) & 0x000ffffffffff000UL) >> PAGE_SHIFT)
+#define PTE_ADDR_MASK 0x000ffffffffff000UL
+#define PTE_MFN(pte) (((pte) & PTE_ADDR_MASK) >> PAGE_SHIFT)
 
 /* Index of va in the page table at level (1 = L1 ... 4 = L4). */
 static inline unsigned int pt_index(unsigned long va, int level)

@@ -48,6 +48,13 @@ size_t strnlen(const char *s, size_t max)
 	return n;
 }
 
+int strcmp(const char *a, const char *b)
+{
+	for (; *a == *b && *a; a++, b++)
+		;
+	return (unsigned char)*a - (unsigned char)*b;
+}
+
 int strncmp(const char *a, const char *b, size_t n)
 {
 	for (; n; n--, a++, b++)
