@@ -16,10 +16,11 @@
  *
  * What we do: find the L1 entry that maps a scratch window page of ours (walking the bootstrap
  * tables), then
- *  0. with the assist disabled (if Xen lets us), a `mov` and an `xchg` to that entry must fault,
- *     as a plain #PF on a read-only page: error code present|write, CR2 = the entry's address,
- *     rip = the instruction. This is the fault every emulated write starts from, seen by the guest:
- *     it shows whether CR2 survives on this bed.
+ *  0. with the assist disabled (vm_assist disable is 0 in Xen 4.17, and Xen honours it: no
+ *     emulation), a `mov` and an `xchg` to that entry must fault, as a plain #PF on a read-only
+ *     page: error code present|write, CR2 = the entry's address, rip = the instruction. This is
+ *     the fault every emulated write starts from, seen by the guest: it shows whether CR2
+ *     survives on this bed. A refused disable, or a write emulated anyway, fails.
  *  1. with the assist enabled, each method writes the entry so that the window maps another
  *     frame (xchg also clears it, as ptep_get_and_clear does; lock or fills a cleared entry;
  *     lock btr clears the RW bit). After each: no fault, the entry reads back as written, the
@@ -180,20 +181,15 @@ static void unassisted(void)
 	long rc = HC(__HYPERVISOR_vm_assist, VMASST_CMD_disable, VMASST_TYPE_writable_pagetables, 0);
 	unsigned long res;
 
-	printf("vm_assist(disable, writable_pagetables): %ld %s\n", rc, errno_name(rc));
-	if (rc) {
-		printf("  (cannot turn it off: skipping the unassisted faults)\n");
+	if (!check(rc == 0, "vm_assist(disable, writable_pagetables): %ld %s", rc, errno_name(rc)))
 		return;
-	}
 	for (unsigned int m = OP_MOV; m <= OP_XCHG; m++) {
 		unsigned long faults = pf_count;
 		uint64_t val = frame_pte(orig, 5);
 
 		res = pte_op(m, ptep, val, 0);
-		if (pf_count == faults) {
-			/* Emulated anyway (the assist stays on for this guest): say so, no verdict. */
-			printf("  unassisted %s: no fault (emulated regardless), entry %#lx\n",
-			       names[m], (unsigned long)*ptep);
+		if (!check(pf_count != faults, "unassisted %s takes a fault, not an emulation (entry after it: %#lx)",
+			   names[m], (unsigned long)*ptep)) {
 			restore();
 			continue;
 		}
