@@ -20,6 +20,8 @@
  *  - frames still in use: the stock shim's answers for a frame mapped writable and for a pinned
  *    page table are recorded here as the oracle (see the checks below).
  * The spare frames used are the top of our memory, never mapped (beyond the bootstrap region).
+ *
+ * Expect: stock PASS on xen; ours PASS on xen and none.
  */
 #include "guest.h"
 

@@ -11,6 +11,8 @@
  * is #NM at the instruction. A shim that forgets the real CR0.TS behind the virtual one (clts that
  * only clears its bookkeeping) gives the guest #NM it cannot explain: Linux then takes the FPU
  * fault path with its task's state already loaded.
+ *
+ * Expect: stock PASS on xen; ours PASS on xen and none.
  */
 #include "guest.h"
 #include "probe.h"

@@ -8,6 +8,8 @@
  * bootstrap mapping may point at them. The guest then maps the module itself, a page at a time,
  * through one window page with update_va_mapping, and checks length, checksum and pattern
  * (lib/mkramdisk.py; ramdisk.size gives an odd length).
+ *
+ * Expect: stock PASS on xen; ours PASS on xen and none.
  */
 #include "guest.h"
 #include "ramdisk.h"

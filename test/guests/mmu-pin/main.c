@@ -35,7 +35,7 @@
  *    now, ours had it from the pin) and back; to a writable page or an L1 it is -EINVAL;
  *    MMUEXT_NEW_USER_BASEPTR takes the same L4 or 0, a writable page is -EINVAL.
  *
- * Expect: stock PASS; ours PASS on xen and none.
+ * Expect: stock PASS on xen; ours PASS on xen and none.
  */
 #include "guest.h"
 #include "mm.h"

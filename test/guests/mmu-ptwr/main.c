@@ -20,6 +20,8 @@
  *   bad:  mov of a writable map of a page table (this L1), mov of a Xen frame, xchg of mfn 1<<35,
  *         lock cmpxchg of an entry with PCD, lock orb setting RW on a read-only map of our pinned
  *         L2, and a mov into the pinned L2: each a #PF as above, the entry unchanged.
+ *
+ * Expect: stock PASS on xen; ours PASS on xen and none.
  */
 #include "guest.h"
 #include "mm.h"

@@ -21,6 +21,8 @@
  * request array is -EFAULT with done 0; count 0 is 0.
  * multicall: every entry runs whatever the others return; each result lands in its entry
  * (0, 0, -EBUSY, -ENOSYS, 0 here) and the multicall itself returns 0.
+ *
+ * Expect: stock PASS on xen; ours PASS on xen and none.
  */
 #include "guest.h"
 #include "mm.h"

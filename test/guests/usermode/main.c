@@ -19,6 +19,8 @@
  * mode needs a virtual IOPL of 3 (physdev set_iopl; Xen's iopl_ok), and INT n from user
  * mode reaches trap n only if the trap table gives it DPL 3 (Linux's int $0x80 for 32-bit
  * processes), else it is #GP with error code n*8+2 (Xen's do_general_protection).
+ *
+ * Expect: stock PASS on xen; ours PASS on xen and none.
  */
 #include "guest.h"
 #include "mm.h"

@@ -31,6 +31,8 @@
  *  9. last, a request longer than XENSTORE_PAYLOAD_MAX: no answer, and the page's error field
  *     says XENSTORE_ERROR_PROTO (xenstored stops serving such a guest; so does our answerer).
  * Every wait is SCHEDOP_poll on the (masked) store port with a timeout: a lost answer fails.
+ *
+ * Expect: stock PASS on xen; ours PASS on xen and none.
  */
 #include "guest.h"
 #include "events.h"
