@@ -196,6 +196,26 @@ void apic_timer_program(uint64_t deadline_ns)
     apic_write(APIC_TMICT, (uint32_t)MAX(1, MIN(counts, 0xffffffffull)));
 }
 
+/* For a CPU's state report: the timer's registers, and the vectors in service or requested. */
+void apic_report(void)
+{
+    char isr[80] = "", irr[80] = "";
+    size_t ni = 0, nr = 0;
+
+    for (unsigned w = 1; w < 8; w++) {  /* vectors 32-255 */
+        uint32_t is = apic_read(0x100 + w * 0x10), ir = apic_read(0x200 + w * 0x10);
+        for (unsigned b = 0; b < 32; b++) {
+            if ((is >> b & 1) && ni < sizeof(isr) - 4)
+                ni += (size_t)snprintf_(isr + ni, sizeof(isr) - ni, " %#x", w * 32 + b);
+            if ((ir >> b & 1) && nr < sizeof(irr) - 4)
+                nr += (size_t)snprintf_(irr + nr, sizeof(irr) - nr, " %#x", w * 32 + b);
+        }
+    }
+    printk(LOG_WARN, "  apic: lvt-timer %#x tmict %u tmcct %u%s; in service:%s; requested:%s\n",
+           apic_read(APIC_LVT_TIMER), apic_read(APIC_TMICT), apic_read(APIC_TMCCT),
+           apic_tsc_deadline ? " (TSC-deadline)" : "", ni ? isr : " none", nr ? irr : " none");
+}
+
 const char *apic_mode_name(void)
 {
     return apic_x2 ? "x2APIC" : "xAPIC";

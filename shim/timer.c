@@ -2,7 +2,9 @@
 #include "timer.h"
 #include "apic.h"
 #include "cpu.h"
+#include "console.h"
 #include "debug.h"
+#include "symbols.h"
 #include "time.h"
 #include "x86.h"
 
@@ -81,6 +83,23 @@ void timer_interrupt(void)
         t->fn(t, t->arg);
     }
     reprogram(q);
+}
+
+/* For a CPU's state report: what its queue holds and what the hardware was last set for. */
+void timer_report(void)
+{
+    const struct cpu *c = this_cpu();
+    const struct timer_queue *q = &c->timers;
+    uint64_t now = now_ns();
+    char sym[64];
+    int n = 0;
+
+    printk(LOG_WARN, "  timers: %lu interrupts; set for %s%ld us from now\n", c->nr_timer_irqs,
+           q->programmed ? "" : "nothing, ", q->programmed ? (int64_t)(q->programmed - now) / 1000 : 0);
+    for (const struct timer *t = q->head; t && n < 6; t = t->next, n++) {
+        symbol_format(sym, sizeof(sym), (uint64_t)(uintptr_t)t->fn);
+        printk(LOG_WARN, "    %ld us: %s\n", (int64_t)(t->deadline - now) / 1000, sym);
+    }
 }
 
 void timer_cpu_init(void)

@@ -26,5 +26,6 @@ void timer_set(struct timer *t, uint64_t deadline);
 void timer_cancel(struct timer *t);
 void timer_interrupt(void);             /* the LAPIC timer vector's handler */
 void timer_cpu_init(void);
+void timer_report(void);                /* printk this CPU's queue (a state report) */
 
 #endif

@@ -1,13 +1,16 @@
 /* traps.c: exception handling: register dump, faulting address, symbolized backtrace; NMI. */
+#include "apic.h"
 #include "console.h"
 #include "cpu.h"
 #include "irq.h"
 #include "panic.h"
 #include "symbols.h"
+#include "timer.h"
 #include "x86.h"
 
 bool pv_trap(struct cpu_regs *r, uint64_t cr2);   /* pv/traps.c */
 void pv_upcall_check(struct cpu_regs *r);         /* pv/upcall.c */
+void pv_vcpu_report(void);                        /* pv/report.c */
 bool pv_debug_in_shim(void);                      /* pv/hc_debugreg.c */
 
 static const char *const exc_name[32] = {
@@ -76,11 +79,26 @@ void backtrace_here(void)
     backtrace_from(0, (uint64_t)(uintptr_t)__builtin_frame_address(0));
 }
 
+/* An NMI that no panic sent comes from L0 (`xl trigger DOM nmi VCPU`): the shim answers with
+ * this CPU's state, its view of a guest that seems to hang, and goes on. */
 static void do_nmi(struct cpu_regs *r)
 {
+    const struct cpu *c = this_cpu();
+    char sym[96];
+
     if (panic_in_progress())
         cpu_stop_here();                /* another CPU panics and asked us to stop */
-    printk(LOG_WARN, "NMI on CPU%u at %#lx, ignored\n", this_cpu()->id, r->rip);
+    if (r->cs & 3)
+        snprintf_(sym, sizeof(sym), "guest rip %#lx", r->rip);
+    else
+        symbol_format(sym, sizeof(sym), r->rip);
+    printk(LOG_WARN, "NMI on CPU%u: state report; at %s, interrupts %s\n", c->id, sym,
+           r->rflags & (1u << 9) ? "on" : "off");
+    printk(LOG_WARN, "  cpu: %lu calls, %lu pings, %lu upcalls, %lu spurious; call %s\n", c->nr_calls,
+           c->nr_pings, c->nr_upcalls, c->nr_spurious, c->call_fn ? "waiting" : "none");
+    timer_report();
+    apic_report();
+    pv_vcpu_report();
 }
 
 static void fatal_exception(struct cpu_regs *r, uint64_t cr2)
