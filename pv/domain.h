@@ -41,6 +41,10 @@ struct pv_vcpu {
     struct timer singleshot;            /* VCPUOP_set_singleshot_timer, set_timer_op */
     struct timer periodic;              /* VCPUOP_set_periodic_timer (10 ms from the start, as Xen) */
     struct timer poll;                  /* SCHEDOP_poll's timeout: only wakes the CPU */
+    struct timer halt_watch;            /* a halted vCPU looks again now and then (hc_sched.c) */
+    /* wakeups: kicks other CPUs sent it and it took, events raised on its own CPU, and
+     * halts that ended only because halt_watch looked again (a wakeup that never came) */
+    uint64_t kicks_sent, kicks_taken, raised_here, halts_rescued;
     uint64_t period_ns, periodic_last;
     uint64_t time_area;                 /* guest va of a vcpu_time_info copy (0: none) */
     uint64_t runstate_area;             /* guest va of a vcpu_runstate_info copy (0: none) */
@@ -85,6 +89,8 @@ struct pv_vcpu {
 
 #define PV_MAX_VCPUS EV_MAX_VCPUS
 
+extern unsigned pv_test_drop_kicks;     /* vcpu.c: test-drop-kicks=N (fault injection), 0 = off */
+
 struct pv_domain {
     uint64_t nr_pages;                  /* frames the guest has now (Xen's tot_pages) */
     uint64_t max_pages;                 /* and may have: what it was built with (balloon.c) */
@@ -111,6 +117,7 @@ struct pv_domain {
     struct ev_table ev;                 /* the guest's event channels */
     struct pv_vcpu vcpu[PV_MAX_VCPUS];
     uint64_t nr_hypercalls, nr_bounces, nr_emulated, nr_ptwr, nr_upcalls;
+    uint64_t halts_rescued;             /* all vCPUs' halts_rescued */
     uint64_t clock_held_back;           /* pvclock updates that would have stepped a guest clock back (> 1 us) */
     uint64_t clock_ahead_max;           /* the most any vCPU's pvclock ran ahead of its clock line, ns */
 };

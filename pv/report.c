@@ -9,6 +9,7 @@
 #include "time.h"
 
 static const char *const state_name[] = { "running", "runnable", "blocked", "offline" };
+static const char *const port_kind[8] = { "free", "unbound", "interdomain, remote port", "virq", "ipi" };
 
 void pv_vcpu_report(void)
 {
@@ -31,11 +32,15 @@ void pv_vcpu_report(void)
            v->singleshot.queued ? "in " : "idle, last ", (int64_t)(v->singleshot.deadline - now) / 1000,
            v->periodic.queued ? "every " : "idle, period ", v->period_ns / 1000000,
            v->poll.queued ? "queued" : "idle");
-    /* ports pending and not masked, for this vCPU or any (the first few words) */
-    for (unsigned w = 0; w < EV_NR_PORTS / 64; w++) {
-        uint64_t p = s->evtchn_pending[w], m = s->evtchn_mask[w];
-        if (p)
-            printk(LOG_WARN, "  ports %u-%u: pending %#lx, of them unmasked %#lx\n", w * 64, w * 64 + 63,
-                   (unsigned long)p, (unsigned long)(p & ~m));
+    printk(LOG_WARN, "  wakeups: %lu kicks sent to it, %lu taken, %lu events raised on its CPU, "
+           "%lu halts ended by the watch\n", v->kicks_sent, v->kicks_taken, v->raised_here, v->halts_rescued);
+    /* the pending ports that notify this vCPU: what each is, and whether it is masked */
+    for (unsigned port = 1; port < EV_NR_PORTS; port++) {
+        const struct ev_port *e = ev_get(&pv_dom.ev, port);
+        if (!e || e->vcpu != v->id || !ev_2l_is_pending(s, port))
+            continue;
+        printk(LOG_WARN, "  port %u pending%s: %s %u\n", port,
+               s->evtchn_mask[port / 64] >> (port % 64) & 1 ? ", masked" : "", port_kind[e->state & 7],
+               e->state == EV_VIRQ ? e->virq : e->state == EV_INTERDOMAIN ? e->remote_port : 0);
     }
 }

@@ -53,7 +53,9 @@ void pv_evtchn_raise(unsigned port)
     /* The vCPU's own CPU sees the flag on its way back to the guest. Another CPU needs a kick if
      * this made an upcall pending, or if its vCPU waits in block or poll (poll also ends on a
      * masked port); the set_pending above is a locked operation, ordered before this read. */
-    if (upcall || __atomic_load_n(&v->blocked, __ATOMIC_SEQ_CST))
+    if (v == pv_current())
+        v->raised_here++;               /* interrupts are off: no other writer on this CPU */
+    else if (upcall || __atomic_load_n(&v->blocked, __ATOMIC_SEQ_CST))
         pv_vcpu_kick(v);
 }
 

@@ -36,6 +36,7 @@ static void kick_irq(struct cpu_regs *r)
 {
     struct pv_vcpu *v = pv_current();
 
+    v->kicks_taken++;
     if (__atomic_exchange_n(&v->timers_changed, false, __ATOMIC_ACQ_REL))
         pv_timers_changed(v);
 }
@@ -45,12 +46,19 @@ void pv_vcpu_init_smp(void)
     irq_register(VEC_KICK, kick_irq);
 }
 
+unsigned pv_test_drop_kicks;
+
 void pv_vcpu_kick(struct pv_vcpu *v)
 {
+    static uint64_t nr_kicks;
+
     struct cpu *c = v->id < MAX_CPUS ? cpus[v->id] : NULL;
 
     if (v == pv_current() || !v->started || !c)
         return;
+    __atomic_fetch_add(&v->kicks_sent, 1, __ATOMIC_RELAXED);
+    if (pv_test_drop_kicks && __atomic_add_fetch(&nr_kicks, 1, __ATOMIC_RELAXED) % pv_test_drop_kicks == 0)
+        return;                         /* the test's lost wakeup: the halt's watch must find it */
     apic_send_ipi(c->apic_id, VEC_KICK);
 }
 

@@ -36,7 +36,8 @@ static void periodic_fn(struct timer *t, void *arg)
 
 static void poll_fn(struct timer *t, void *arg)
 {
-    /* nothing: the interrupt itself ends SCHEDOP_poll's hlt, which then sees the timeout */
+    /* nothing: the interrupt itself ends the hlt (SCHEDOP_poll's, or a halt's watch), and the
+     * halt loop looks again */
 }
 
 void pv_vcpu_init(struct pv_vcpu *v, unsigned id)
@@ -49,6 +50,7 @@ void pv_vcpu_init(struct pv_vcpu *v, unsigned id)
     timer_init(&v->singleshot, singleshot_fn, v);
     timer_init(&v->periodic, periodic_fn, v);
     timer_init(&v->poll, poll_fn, v);
+    timer_init(&v->halt_watch, poll_fn, v);
     v->runstate.state = id ? RUNSTATE_offline : RUNSTATE_running;    /* the others start down, as in Xen */
     v->runstate.state_entry_time = now_ns();
     v->stolen_seen = l0->stolen_ns ? l0->stolen_ns(id) : 0;

@@ -208,6 +208,16 @@ static void parse_one(struct span name, struct span val, bool has_val, struct sh
         ok = parse_tristate(base, val, has_val, negated, &o->assisted_flush);
     } else if (span_eq(base, "l0-steal")) {
         ok = parse_tristate(base, val, has_val, negated, &o->l0_steal);
+    } else if (span_eq(name, "test-drop-kicks")) {
+        /* fault injection for the test suite: proves a halted vCPU survives a lost wakeup */
+        unsigned n = 0;
+        ok = has_val && val.n > 0 && val.n < 6;
+        for (size_t i = 0; ok && i < val.n; i++) {
+            ok = val.s[i] >= '0' && val.s[i] <= '9';
+            n = n * 10 + (unsigned)(val.s[i] - '0');
+        }
+        if (ok)
+            o->test_drop_kicks = n;
     } else if (span_eq(name, "selftest")) {
         bool b;
         if (!has_val)

@@ -142,6 +142,7 @@ void start_shim(unsigned kind, uint32_t info_pa)
         panic("cannot set up the frame pools: %d", rc);
     paging_global = opts.global_pages == 1;
     l0_steal = opts.l0_steal == 1;
+    pv_test_drop_kicks = opts.test_drop_kicks;
     if ((rc = paging_init()))
         panic("cannot build the page tables: %d", rc);
     if ((rc = cpu_alloc_tables(&bsp_cpu)))
