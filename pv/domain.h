@@ -89,6 +89,10 @@ struct pv_vcpu {
 
 #define PV_MAX_VCPUS EV_MAX_VCPUS
 
+/* How often a halted vCPU looks again whether its wakeup came (hc_sched.c, vcpu.c): 10 timer
+ * exits a second per idle vCPU. */
+#define HALT_WATCH_NS 100000000ull
+
 extern unsigned pv_test_drop_kicks;     /* vcpu.c: test-drop-kicks=N (fault injection), 0 = off */
 
 struct pv_domain {

@@ -45,8 +45,6 @@ void pv_shutdown(unsigned reason)
  * the other vCPUs waiting on it), so the halt also looks again every HALT_WATCH_NS: a lost
  * wakeup costs that long, not the guest, and is counted (halts_rescued, the shutdown line).
  */
-#define HALT_WATCH_NS 100000000ull      /* 100 ms: 10 timer exits a second per idle vCPU */
-
 static void halt_until(struct pv_vcpu *v, bool (*done)(struct pv_vcpu *, const void *), const void *arg)
 {
     uint64_t woken = v->kicks_taken + v->raised_here;  /* what would explain an ending */

@@ -25,6 +25,7 @@
 #include "irq.h"
 #include "pagetype.h"
 #include "smp.h"
+#include "time.h"
 #include "x86.h"
 #include "xerrno.h"
 
@@ -263,9 +264,12 @@ void pv_vcpu_park(struct pv_vcpu *v)
         return;
     pv_runstate_set(v, RUNSTATE_offline);
     while (READ_ONCE(v->down)) {
+        if (!v->halt_watch.queued)      /* VCPUOP_up's kick may go missing: see halt_until */
+            timer_set(&v->halt_watch, now_ns() + HALT_WATCH_NS);
         sti_hlt();
         cli();
     }
+    timer_cancel(&v->halt_watch);
     pv_runstate_set(v, RUNSTATE_running);
     pv_time_update();
 }
