@@ -262,12 +262,18 @@ void pv_vcpu_park(struct pv_vcpu *v)
 {
     if (!READ_ONCE(v->down))
         return;
+    uint64_t kicked = v->kicks_taken;
+
     pv_runstate_set(v, RUNSTATE_offline);
     while (READ_ONCE(v->down)) {
         if (!v->halt_watch.queued)      /* VCPUOP_up's kick may go missing: see halt_until */
             timer_set(&v->halt_watch, now_ns() + HALT_WATCH_NS);
         sti_hlt();
         cli();
+    }
+    if (!v->halt_watch.queued && v->kicks_taken == kicked) {
+        v->halts_rescued++;             /* up, but its kick never came: the watch found it */
+        __atomic_fetch_add(&pv_dom.halts_rescued, 1, __ATOMIC_RELAXED);
     }
     timer_cancel(&v->halt_watch);
     pv_runstate_set(v, RUNSTATE_running);
