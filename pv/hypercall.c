@@ -92,13 +92,35 @@ long pv_hypercall(struct cpu_regs *r)
     return pv_hypercall_call(r->rax, a);
 }
 
+/* The counts by name, wrapped into console lines (printk cuts a line at about 300 characters);
+ * numbers the table does not name count as "other". */
 void pv_hypercall_report(void)
 {
-    char buf[600];
+    char buf[160];
     size_t n = 0;
+    uint64_t named = 0;
+    bool more = false;
 
-    for (unsigned i = 0; i < ARRAY_SIZE(table) && n < sizeof(buf); i++)
-        if (counts[i])
-            n += (size_t)snprintf_(buf + n, sizeof(buf) - n, " %s %lu", table[i].name, counts[i]);
-    pr_info("guest hypercalls:%s\n", n ? buf : " none");
+    for (unsigned i = 0; i <= ARRAY_SIZE(table); i++) {
+        char item[48];
+        int k;
+        if (i < ARRAY_SIZE(table)) {
+            if (!counts[i])
+                continue;
+            named += counts[i];
+            k = snprintf_(item, sizeof(item), " %s %lu", table[i].name, counts[i]);
+        } else {
+            if (pv_dom.nr_hypercalls == named)
+                break;
+            k = snprintf_(item, sizeof(item), " other %lu", pv_dom.nr_hypercalls - named);
+        }
+        if (n + (size_t)k >= sizeof(buf)) {
+            pr_info("guest hypercalls%s:%s\n", more ? " (more)" : "", buf);
+            more = true;
+            n = 0;
+        }
+        memcpy(buf + n, item, (size_t)k + 1);
+        n += (size_t)k;
+    }
+    pr_info("guest hypercalls%s:%s\n", more ? " (more)" : "", n ? buf : " none");
 }
