@@ -29,7 +29,7 @@ static const struct hc_entry table[64] = {
     H(mmu_update, hc_mmu_update),
     H(set_gdt, hc_set_gdt),
     H(stack_switch, hc_stack_switch),
-    R(set_callbacks, -XEN_ENOSYS),          /* 32-bit only */
+    H(set_callbacks, hc_set_callbacks),     /* the 64-bit ABI keeps it (Xen's do_set_callbacks) */
     H(fpu_taskswitch, hc_fpu_taskswitch),
     R(sched_op_compat, -XEN_ENOSYS),        /* obsolete */
     R(platform_op, -XEN_EPERM),             /* dom0 only */

@@ -28,6 +28,7 @@ long hc_get_debugreg(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_sched_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_event_channel_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_callback_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_set_callbacks(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_vcpu_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_nmi_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_set_timer_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);

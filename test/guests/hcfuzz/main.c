@@ -35,7 +35,8 @@
  * (accessed/dirty bits aside), the m2p still maps our frames to our pfns, every scratch frame
  * can be cleared again (no page-type reference leaked), xen_version and a console write give
  * what they gave at the start, an event sent to ourselves arrives, and the pvclock advanced.
- * Every direct VCPUOP_send_nmi that succeeded must have reached our NMI handler.
+ * Every direct VCPUOP_send_nmi that succeeded must have reached our NMI handler, and a few
+ * answers must be as the ABI fixes them whatever else goes on (check_rules).
  *
  * Command line: seed=N (default 1), calls=N (default 3000), batch=N, trace=1 (print each call,
  * what its pointers read, and its result: diff two shims' traces for a seed), trace_from=N (the
@@ -398,6 +399,36 @@ static void harvest(const struct call *c)
 	}
 }
 
+static bool canonical(uint64_t va)
+{
+	return (uint64_t)((int64_t)(va << 16) >> 16) == va;
+}
+
+/*
+ * Answers the ABI fixes whatever else is going on (Xen 4.17 and the stock shim give them): a
+ * direct call that breaks one fails the run. Each rule came from a difference found here.
+ */
+static void check_rules(const struct call *c, long rc)
+{
+	const char *rule = NULL;
+
+	switch (c->op) {
+	case __HYPERVISOR_set_callbacks:
+		if (rc != 0)
+			rule = "set_callbacks returns 0 (each of its callbacks is registered on its own)";
+		break;
+	case __HYPERVISOR_callback_op: {
+		struct callback_register r;
+		if (c->a[0] == CALLBACKOP_register && win_read(c->a[1], &r, sizeof(r)) && !canonical(r.address) &&
+		    rc != -XEN_EINVAL)
+			rule = "CALLBACKOP_register of a non-canonical address is -EINVAL";
+		break;
+	}
+	}
+	if (rule)
+		fail(rule, (unsigned long)rc, 0);
+}
+
 static void exec(struct call *c)
 {
 	struct last *l = &lastc[callno % NLAST];
@@ -417,6 +448,7 @@ static void exec(struct call *c)
 	l->done = true;
 	nr_direct++;
 	record(c->op, rc);
+	check_rules(c, rc);
 
 	if (c->flags & FIX_EVENTS)
 		events_disable();
