@@ -107,6 +107,14 @@ static long poll(struct pv_vcpu *v, uint64_t arg)
     return 0;
 }
 
+/* SCHEDOP_shutdown's reason, from sched_op or sched_op_compat: returns only if it is refused. */
+long pv_sched_shutdown(unsigned reason)
+{
+    if (reason > SHUTDOWN_MAX || reason == SHUTDOWN_suspend)
+        return -XEN_EINVAL;             /* suspend needs save/restore support: later */
+    pv_shutdown(reason);
+}
+
 long hc_sched_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t a5)
 {
     struct pv_vcpu *v = pv_current();
@@ -125,9 +133,7 @@ long hc_sched_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t 
     case SCHEDOP_shutdown:
         if (copy_from_guest(&s, arg, sizeof(s)))
             return -XEN_EFAULT;
-        if (s.reason > SHUTDOWN_MAX || s.reason == SHUTDOWN_suspend)
-            return -XEN_EINVAL;         /* suspend needs save/restore support: later */
-        pv_shutdown(s.reason);
+        return pv_sched_shutdown(s.reason);
     case SCHEDOP_shutdown_code:
         if (copy_from_guest(&s, arg, sizeof(s)))
             return -XEN_EFAULT;

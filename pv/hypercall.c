@@ -31,7 +31,7 @@ static const struct hc_entry table[64] = {
     H(stack_switch, hc_stack_switch),
     H(set_callbacks, hc_set_callbacks),     /* the 64-bit ABI keeps it (Xen's do_set_callbacks) */
     H(fpu_taskswitch, hc_fpu_taskswitch),
-    R(sched_op_compat, -XEN_ENOSYS),        /* obsolete */
+    H(sched_op_compat, hc_sched_op_compat), /* the pre-3.0.2 calls, still in the 64-bit ABI: hc_compat.c */
     R(platform_op, -XEN_EPERM),             /* dom0 only */
     H(set_debugreg, hc_set_debugreg),       /* the vCPU's CPU's own registers */
     H(get_debugreg, hc_get_debugreg),
@@ -40,10 +40,10 @@ static const struct hc_entry table[64] = {
     H(multicall, hc_multicall),
     H(update_va_mapping, hc_update_va_mapping),
     H(set_timer_op, hc_set_timer_op),
-    R(event_channel_op_compat, -XEN_ENOSYS),
+    H(event_channel_op_compat, hc_event_channel_op_compat),
     H(xen_version, hc_xen_version),
     H(console_io, hc_console_io),
-    R(physdev_op_compat, -XEN_ENOSYS),
+    H(physdev_op_compat, hc_physdev_op_compat),
     F(grant_table_op, hc_grant_table_op),   /* query_size to L0, setup_table L0's frames (standalone:
                                                ours); the rest -EOPNOTSUPP, as the stock shim */
     H(vm_assist, hc_vm_assist),

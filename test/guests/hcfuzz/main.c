@@ -417,6 +417,26 @@ static void check_rules(const struct call *c, long rc)
 		if (rc != 0)
 			rule = "set_callbacks returns 0 (each of its callbacks is registered on its own)";
 		break;
+	case __HYPERVISOR_sched_op_compat:
+		if ((int)c->a[0] == SCHEDOP_yield && rc != 0)
+			rule = "sched_op_compat(yield) is 0";
+		if ((int)c->a[0] > SCHEDOP_shutdown && rc != -XEN_ENOSYS)
+			rule = "sched_op_compat of a command past shutdown is -ENOSYS";
+		break;
+	case __HYPERVISOR_event_channel_op_compat:
+	case __HYPERVISOR_physdev_op_compat: {
+		/* one struct { cmd, the modern call's argument }, read whole */
+		struct evtchn_op e;
+		struct physdev_op p;
+		bool ev = c->op == __HYPERVISOR_event_channel_op_compat;
+		if (!(ev ? win_read(c->a[0], &e, sizeof(e)) : win_read(c->a[0], &p, sizeof(p)))) {
+			if (rc != -XEN_EFAULT)
+				rule = "a compat call whose struct cannot be read is -EFAULT";
+		} else if (ev && e.cmd > EVTCHNOP_unmask && rc != -XEN_ENOSYS) {
+			rule = "event_channel_op_compat of a command newer than unmask is -ENOSYS";
+		}
+		break;
+	}
 	case __HYPERVISOR_callback_op: {
 		struct callback_register r;
 		if (c->a[0] == CALLBACKOP_register && win_read(c->a[1], &r, sizeof(r)) && !canonical(r.address) &&
