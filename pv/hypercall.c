@@ -47,7 +47,7 @@ static const struct hc_entry table[64] = {
     F(grant_table_op, hc_grant_table_op),   /* query_size to L0, setup_table L0's frames (standalone:
                                                ours); the rest -EOPNOTSUPP, as the stock shim */
     H(vm_assist, hc_vm_assist),
-    R(update_va_mapping_otherdomain, -XEN_EPERM),
+    H(update_va_mapping_otherdomain, hc_update_va_mapping_otherdomain),     /* DOMID_SELF only */
     [__HYPERVISOR_iret] = { "iret", HANDLED, NULL, 0 },   /* pv_syscall -> pv_iret (needs the frame); multicall.c does it on its own frame */
     H(vcpu_op, hc_vcpu_op),                 /* get_physid: -ENOSYS inside */
     H(set_segment_base, hc_set_segment_base),

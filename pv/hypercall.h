@@ -12,6 +12,7 @@ long hc_set_trap_table(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_set_gdt(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_update_descriptor(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_update_va_mapping(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+long hc_update_va_mapping_otherdomain(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_console_io(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_xen_version(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
 long hc_memory_op(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);

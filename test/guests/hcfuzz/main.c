@@ -437,6 +437,30 @@ static void check_rules(const struct call *c, long rc)
 		}
 		break;
 	}
+	case __HYPERVISOR_mmu_update:
+	case __HYPERVISOR_mmuext_op: {
+		/* the list's start first (even for no entries), then the domains */
+		uint32_t fd = (uint32_t)c->a[3];
+		uint16_t d = (uint16_t)fd;
+		bool other = d != DOMID_SELF && d != DOMID_IO && d != DOMID_XEN;
+		if (!canonical(c->a[0]) || (c->a[0] >= 0xffff800000000000ull && c->a[0] < 0xffff880000000000ull)) {
+			if (rc != -XEN_EFAULT)
+				rule = "a batch list that starts outside the guest's addresses is -EFAULT";
+		} else if ((other || (c->op == __HYPERVISOR_mmu_update && fd >> 16)) && rc != -XEN_ESRCH) {
+			rule = "a batch for a domain that is not here is -ESRCH";
+		} else if (c->op == __HYPERVISOR_mmuext_op && !other && d != DOMID_SELF && rc != -XEN_EPERM) {
+			rule = "mmuext_op for DOMID_IO or DOMID_XEN is -EPERM";
+		}
+		break;
+	}
+	case __HYPERVISOR_update_va_mapping_otherdomain: {
+		uint16_t d = (uint16_t)c->a[3];
+		if ((d == DOMID_IO || d == DOMID_XEN) && rc != -XEN_EPERM)
+			rule = "update_va_mapping_otherdomain for DOMID_IO or DOMID_XEN is -EPERM";
+		else if (d != DOMID_SELF && d != DOMID_IO && d != DOMID_XEN && rc != -XEN_ESRCH)
+			rule = "update_va_mapping_otherdomain for a domain that is not here is -ESRCH";
+		break;
+	}
 	case __HYPERVISOR_callback_op: {
 		struct callback_register r;
 		if (c->a[0] == CALLBACKOP_register && win_read(c->a[1], &r, sizeof(r)) && !canonical(r.address) &&
