@@ -461,6 +461,18 @@ static void check_rules(const struct call *c, long rc)
 			rule = "update_va_mapping_otherdomain for a domain that is not here is -ESRCH";
 		break;
 	}
+	case __HYPERVISOR_get_debugreg:
+	case __HYPERVISOR_set_debugreg: {
+		unsigned reg = (uint32_t)c->a[0];	/* an int in Xen's prototype */
+		bool get = c->op == __HYPERVISOR_get_debugreg;
+		if (reg > 7 && rc != -XEN_ENODEV)
+			rule = "a debug register past DR7 is -ENODEV";
+		else if (get && (reg == 5 || reg == 7) && rc >= 0 && !(rc & 0x400))
+			rule = "DR7 (and DR5, its alias) reads with bit 10 set";
+		else if (!get && reg >= 4 && reg <= 7 && (c->a[1] >> 32) && rc != -XEN_EINVAL)
+			rule = "DR4-DR7 (DR4 and DR5 are DR6 and DR7) take 32-bit values: -EINVAL";
+		break;
+	}
 	case __HYPERVISOR_callback_op: {
 		struct callback_register r;
 		if (c->a[0] == CALLBACKOP_register && win_read(c->a[1], &r, sizeof(r)) && !canonical(r.address) &&
