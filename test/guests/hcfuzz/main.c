@@ -473,6 +473,12 @@ static void check_rules(const struct call *c, long rc)
 			rule = "DR4-DR7 (DR4 and DR5 are DR6 and DR7) take 32-bit values: -EINVAL";
 		break;
 	}
+	case __HYPERVISOR_event_channel_op: {
+		uint32_t cmd = (uint32_t)c->a[0];
+		if ((cmd == EVTCHNOP_bind_pirq || cmd > EVTCHNOP_reset) && rc != -XEN_EOPNOTSUPP)
+			rule = "event_channel_op for PIRQs, the FIFO ABI or an unknown command is -EOPNOTSUPP";
+		break;
+	}
 	case __HYPERVISOR_callback_op: {
 		struct callback_register r;
 		if (c->a[0] == CALLBACKOP_register && win_read(c->a[1], &r, sizeof(r)) && !canonical(r.address) &&
