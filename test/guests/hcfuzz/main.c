@@ -479,6 +479,16 @@ static void check_rules(const struct call *c, long rc)
 			rule = "event_channel_op for PIRQs, the FIFO ABI or an unknown command is -EOPNOTSUPP";
 		break;
 	}
+	case __HYPERVISOR_set_segment_base: {
+		uint32_t which = (uint32_t)c->a[0];	/* an unsigned int in Xen's prototype */
+		if (which == SEGBASE_GS_USER_SEL && rc != 0)
+			rule = "set_segment_base(GS_USER_SEL) never fails (a bad selector loads NUL)";
+		else if (which < SEGBASE_GS_USER_SEL && rc != (canonical(c->a[1]) ? 0 : -XEN_EINVAL))
+			rule = "set_segment_base of FS or a GS base: 0, or -EINVAL for a non-canonical one";
+		else if (which > SEGBASE_GS_USER_SEL && rc != -XEN_EINVAL)
+			rule = "set_segment_base of an unknown register is -EINVAL";
+		break;
+	}
 	case __HYPERVISOR_callback_op: {
 		struct callback_register r;
 		if (c->a[0] == CALLBACKOP_register && win_read(c->a[1], &r, sizeof(r)) && !canonical(r.address) &&
