@@ -404,6 +404,21 @@ static bool canonical(uint64_t va)
 	return (uint64_t)((int64_t)(va << 16) >> 16) == va;
 }
 
+/* Where a guest's pointer may start (Xen's __addr_ok): canonical, outside the hypervisor's hole. */
+static bool canonical_guest(uint64_t va)
+{
+	return canonical(va) && !(va >= 0xffff800000000000ull && va < 0xffff880000000000ull);
+}
+
+/* A vcpu_guest_context the shim can read at p: its window (the generator places it nowhere else
+ * that reads). */
+static bool ctx_readable(uint64_t p)
+{
+	static struct vcpu_guest_context ctx;
+
+	return win_read(p, &ctx, sizeof(ctx));
+}
+
 /*
  * Answers the ABI fixes whatever else is going on (Xen 4.17 and the stock shim give them): a
  * direct call that breaks one fails the run. Each rule came from a difference found here.
@@ -443,7 +458,7 @@ static void check_rules(const struct call *c, long rc)
 		uint32_t fd = (uint32_t)c->a[3];
 		uint16_t d = (uint16_t)fd;
 		bool other = d != DOMID_SELF && d != DOMID_IO && d != DOMID_XEN;
-		if (!canonical(c->a[0]) || (c->a[0] >= 0xffff800000000000ull && c->a[0] < 0xffff880000000000ull)) {
+		if (!canonical_guest(c->a[0])) {
 			if (rc != -XEN_EFAULT)
 				rule = "a batch list that starts outside the guest's addresses is -EFAULT";
 		} else if ((other || (c->op == __HYPERVISOR_mmu_update && fd >> 16)) && rc != -XEN_ESRCH) {
@@ -487,6 +502,24 @@ static void check_rules(const struct call *c, long rc)
 			rule = "set_segment_base of FS or a GS base: 0, or -EINVAL for a non-canonical one";
 		else if (which > SEGBASE_GS_USER_SEL && rc != -XEN_EINVAL)
 			rule = "set_segment_base of an unknown register is -EINVAL";
+		break;
+	}
+	case __HYPERVISOR_vcpu_op: {
+		uint32_t cmd = (uint32_t)c->a[0], vcpu = (uint32_t)c->a[1];
+		struct vcpu_register_vcpu_info vi;
+		uint64_t area;
+		if (vcpu != 0)
+			break;
+		if (cmd == VCPUOP_get_physid && rc != -XEN_EINVAL)
+			rule = "VCPUOP_get_physid is for the hardware domain's pinned vCPUs: -EINVAL";
+		else if (cmd == VCPUOP_initialise && rc != (ctx_readable(c->a[2]) ? -XEN_EEXIST : -XEN_EFAULT))
+			rule = "VCPUOP_initialise of our running vCPU 0: -EFAULT if the context cannot be read, else -EEXIST";
+		else if ((cmd == VCPUOP_register_runstate_memory_area || cmd == VCPUOP_register_vcpu_time_memory_area) &&
+			 win_read(c->a[2], &area, 8) && !canonical_guest(area) && rc != -XEN_EFAULT)
+			rule = "a runstate or time area outside the guest's addresses is -EFAULT";
+		else if (cmd == VCPUOP_register_vcpu_info && win_read(c->a[2], &vi, sizeof(vi)) &&
+			 (vi.offset > PAGE_SIZE - sizeof(struct vcpu_info) || (vi.offset & 7)) && rc != -XEN_ENXIO)
+			rule = "a vcpu_info that straddles a page or is misaligned is -ENXIO";
 		break;
 	}
 	case __HYPERVISOR_callback_op: {
