@@ -504,6 +504,18 @@ static void check_rules(const struct call *c, long rc)
 			rule = "set_segment_base of an unknown register is -EINVAL";
 		break;
 	}
+	case __HYPERVISOR_sched_op: {
+		struct sched_poll p;
+		struct sched_remote_shutdown r;
+		if (c->a[0] == SCHEDOP_pin_override && rc != -XEN_EPERM)
+			rule = "SCHEDOP_pin_override is the hardware domain's: -EPERM";
+		else if (c->a[0] == SCHEDOP_remote_shutdown && win_read(c->a[1], &r, sizeof(r)) && rc != -XEN_ESRCH)
+			rule = "SCHEDOP_remote_shutdown of a domain that is not here is -ESRCH";
+		else if (c->a[0] == SCHEDOP_poll && win_read(c->a[1], &p, sizeof(p)) && p.nr_ports <= 128 &&
+			 !canonical_guest((uint64_t)p.ports.p) && rc != -XEN_EFAULT)
+			rule = "SCHEDOP_poll with a port list outside the guest's addresses is -EFAULT, even empty";
+		break;
+	}
 	case __HYPERVISOR_vcpu_op: {
 		uint32_t cmd = (uint32_t)c->a[0], vcpu = (uint32_t)c->a[1];
 		struct vcpu_register_vcpu_info vi;
