@@ -504,6 +504,19 @@ static void check_rules(const struct call *c, long rc)
 			rule = "set_segment_base of an unknown register is -EINVAL";
 		break;
 	}
+	case __HYPERVISOR_memory_op: {
+		unsigned op = c->a[0] & 0x3f;
+		bool start = c->a[0] >> 6;
+		if (start && (op == XENMEM_maximum_ram_page || op == XENMEM_current_reservation ||
+			      op == XENMEM_maximum_reservation) && rc != -XEN_EINVAL)
+			rule = "maximum_ram_page and the reservation queries with a start extent are -EINVAL";
+		else if (start && (op == XENMEM_memory_map || op == XENMEM_machine_memory_map ||
+				   op == XENMEM_machphys_mapping) && rc != -XEN_ENOSYS)
+			rule = "the arch memory_ops with a start extent are -ENOSYS (Xen takes them by the whole cmd)";
+		else if (!start && op == XENMEM_machine_memory_map && rc != -XEN_EPERM)
+			rule = "XENMEM_machine_memory_map is the hardware domain's: -EPERM";
+		break;
+	}
 	case __HYPERVISOR_sched_op: {
 		struct sched_poll p;
 		struct sched_remote_shutdown r;
