@@ -547,6 +547,12 @@ static void check_rules(const struct call *c, long rc)
 			rule = "a vcpu_info that straddles a page or is misaligned is -ENXIO";
 		break;
 	}
+	case __HYPERVISOR_grant_table_op:
+		/* the op's struct is the guest's: one outside its addresses is never read or written */
+		if ((uint32_t)c->a[2] == 1 && (c->a[0] == GNTTABOP_query_size || c->a[0] == GNTTABOP_setup_table) &&
+		    !canonical_guest(c->a[1]) && rc != -XEN_EFAULT)
+			rule = "grant_table_op with its struct outside the guest's addresses is -EFAULT";
+		break;
 	case __HYPERVISOR_callback_op: {
 		struct callback_register r;
 		if (c->a[0] == CALLBACKOP_register && win_read(c->a[1], &r, sizeof(r)) && !canonical(r.address) &&
