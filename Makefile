@@ -4,7 +4,9 @@
 #   make run      the main job: boot the Debian Linux PV guest in a shim under a real Xen L0
 #   make test     host unit tests + guest runs on the real Xen L0; ends with "N passed, N failed"
 #   make fuzz     fuzz the guest-image path, the ptwr instruction decoder, the page-table validator
-#                 (FUZZ_TIME=seconds each, default 600; FUZZ_TARGETS=image|insn|mmu; test/fuzz/Makefile)
+#                 (FUZZ_TIME=seconds each, default 600), then run the hostile guest hcfuzz on our
+#                 shim for HCFUZZ_SEEDS seeds (default 10; HCFUZZ_CALLS, HCFUZZ_SEED0);
+#                 FUZZ_TARGETS=image|insn|mmu|hcfuzz picks; test/fuzz/Makefile
 #   make install  the shim under the Xen boot directory and xl-shim on PATH (DESTDIR, PREFIX)
 export TOP := $(CURDIR)
 export O := $(TOP)/build

@@ -1,9 +1,12 @@
 /*
- * hc_callback.c: __HYPERVISOR_callback_op: where the guest wants events, failsafe returns,
- * SYSCALL from its user mode and NMIs delivered, per vCPU as in Xen. 64-bit rules, as Xen's pv/callback.c: the event
- * callback always runs with events masked (the flag is ignored); for the others
- * CALLBACKF_mask_events says whether entering them masks events. Only the NMI callback can be
- * unregistered. (set_callbacks is the 32-bit ABI's: refused in the table.)
+ * hc_callback.c: __HYPERVISOR_callback_op and __HYPERVISOR_set_callbacks: where the guest wants
+ * events, failsafe returns, SYSCALL from its user mode and NMIs delivered, per vCPU as in Xen.
+ * 64-bit rules, as Xen's pv/callback.c: a non-canonical address is refused (-EINVAL) for every
+ * type (we enter callbacks with iretq, which would fault on one); the event callback always runs
+ * with events masked (the flag is ignored); for the others CALLBACKF_mask_events says whether
+ * entering them masks events. Only the NMI callback can be unregistered. set_callbacks is the
+ * older call the 64-bit ABI keeps: event, failsafe and syscall at once, no flags, each
+ * registered on its own and 0 returned whatever they were.
  */
 #include "domain.h"
 #include "hypercall.h"
@@ -14,6 +17,8 @@ static long do_register(const struct callback_register *c)
     struct pv_vcpu *v = pv_current();
     bool mask = c->flags & CALLBACKF_mask_events;
 
+    if (!is_canonical(c->address))
+        return -XEN_EINVAL;
     switch (c->type) {
     case CALLBACKTYPE_event:
         v->event_callback = c->address;
@@ -70,4 +75,17 @@ long hc_callback_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64
     default:
         return -XEN_ENOSYS;
     }
+}
+
+long hc_set_callbacks(uint64_t event, uint64_t failsafe, uint64_t syscall, uint64_t a4, uint64_t a5)
+{
+    const struct callback_register c[3] = {
+        { .type = CALLBACKTYPE_event, .address = event },
+        { .type = CALLBACKTYPE_failsafe, .address = failsafe },
+        { .type = CALLBACKTYPE_syscall, .address = syscall },
+    };
+
+    for (unsigned i = 0; i < 3; i++)
+        (void)do_register(&c[i]);
+    return 0;
 }

@@ -19,7 +19,7 @@ static bool gs_selector_ok(uint16_t sel)
 
 long hc_set_segment_base(uint64_t which, uint64_t base, uint64_t a3, uint64_t a4, uint64_t a5)
 {
-    switch (which) {
+    switch ((uint32_t)which) {          /* an unsigned int in Xen's prototype */
     case SEGBASE_FS:
         if (!is_canonical(base))
             return ERR(-XEN_EINVAL);
@@ -36,9 +36,11 @@ long hc_set_segment_base(uint64_t which, uint64_t base, uint64_t a3, uint64_t a4
         wrmsr(MSR_KERNEL_GS_BASE, base);    /* the guest's active GS base while we run */
         return 0;
     case SEGBASE_GS_USER_SEL: {
+        /* As Xen, this never fails: a selector that cannot be loaded loads NUL (Linux BUG()s if
+         * the call fails, and its user space chooses the selectors it context-switches). */
         uint16_t sel = (uint16_t)base | ((uint16_t)base & ~3u ? 3 : 0);
         if (!gs_selector_ok(sel))
-            return ERR(-XEN_EINVAL);
+            sel = 0;
         /* Loading %gs also loads GS_BASE (the shim's per-CPU pointer now) from the descriptor,
          * base 0 for these: put ours back at once, with interrupts off. The user base becomes 0. */
         uint64_t f = irq_save(), mine = rdmsr(MSR_GS_BASE);

@@ -5,6 +5,9 @@
  * shim never uses debug registers itself. A #DB then reaches the guest's handler like any trap,
  * and DR6 is read back from the hardware. A data breakpoint the shim trips while it copies guest
  * memory for a hypercall leaves its status in DR6 and the copy goes on (pv_debug_in_shim).
+ * As Xen's set_debugreg and x86emul_read_dr: the register number is an int, DR4 and DR5 are DR6
+ * and DR7 (a PV guest has no CR4.DE), DR6 and DR7 take 32-bit values (-EINVAL), their reserved
+ * bits read as the CPU has them (DR7's bit 10 set), and any other register is -ENODEV.
  */
 #include "domain.h"
 #include "debug.h"
@@ -15,6 +18,8 @@
 #define DR7_RW_IO    2ul
 
 #define DR6_DEFAULT  0xffff0ff0ull     /* the bits that read as 1 */
+#define DR7_DEFAULT  0x400ull           /* bit 10 reads as 1 */
+#define DR7_ZEROS    0xd800ull          /* bits 11, 12, 14 and 15 read as 0 (no RTM) */
 
 static uint64_t read_dr(unsigned n)
 {
@@ -43,28 +48,37 @@ static void write_dr(unsigned n, uint64_t v)
     }
 }
 
-long hc_set_debugreg(uint64_t reg, uint64_t value, uint64_t a3, uint64_t a4, uint64_t a5)
+long hc_set_debugreg(uint64_t reg64, uint64_t value, uint64_t a3, uint64_t a4, uint64_t a5)
 {
+    unsigned reg = (uint32_t)reg64;
+
     switch (reg) {
     case 0: case 1: case 2: case 3:
         if (!pv_guest_va(value))
             return ERR(-XEN_EPERM);
         break;
-    case 6:
+    case 4: case 6:
+        if (value >> 32)
+            return ERR(-XEN_EINVAL);
+        reg = 6;
         value = (value & 0xffffefffull) | DR6_DEFAULT;
         break;
-    case 7:
-        if (value >> 32 || (value & DR7_GD))
+    case 5: case 7:
+        if (value >> 32)
+            return ERR(-XEN_EINVAL);
+        if (value & DR7_GD)
             return ERR(-XEN_EPERM);
         for (unsigned i = 0; i < 4; i++)
             if (((value >> (16 + 4 * i)) & 3) == DR7_RW_IO)
                 return ERR(-XEN_EPERM);
+        reg = 7;
+        value = (value & ~DR7_ZEROS) | DR7_DEFAULT;
         break;
     default:
-        return ERR(-XEN_EINVAL);
+        return ERR(-XEN_ENODEV);
     }
     pv_current()->dr[reg] = value;
-    write_dr((unsigned)reg, value);
+    write_dr(reg, value);
     return 0;
 }
 
@@ -89,14 +103,14 @@ long hc_get_debugreg(uint64_t reg, uint64_t a2, uint64_t a3, uint64_t a4, uint64
 {
     const uint64_t *dr = pv_current()->dr;
 
-    switch (reg) {
-    case 0: case 1: case 2: case 3: case 7:
-        return (long)dr[reg];
-    case 4: case 6:                     /* DR4 aliases DR6 */
+    switch ((uint32_t)reg) {
+    case 0: case 1: case 2: case 3:
+        return (long)dr[(uint32_t)reg];
+    case 4: case 6:
         return (long)(read_dr(6) | DR6_DEFAULT);
-    case 5:
-        return (long)dr[7];             /* DR5 aliases DR7 */
+    case 5: case 7:
+        return (long)(dr[7] | DR7_DEFAULT);
     default:
-        return ERR(-XEN_EINVAL);
+        return ERR(-XEN_ENODEV);
     }
 }

@@ -254,14 +254,10 @@ long hc_event_channel_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, u
         ARG(struct evtchn_reset, r);
         return r.dom == DOMID_SELF ? reset() : -XEN_EPERM;
     }
-    case EVTCHNOP_bind_pirq:
-        return -XEN_EPERM;              /* no physical IRQs for a domU */
-    case EVTCHNOP_init_control:
-    case EVTCHNOP_expand_array:
-        return -XEN_EOPNOTSUPP;         /* no FIFO ABI: the guest uses 2-level */
-    case EVTCHNOP_set_priority:
-        return -XEN_ENOSYS;             /* 2-level has no priorities (Xen's answer) */
     default:
-        return -XEN_ENOSYS;
+        /* PIRQs (none for a domU), the FIFO ABI (the guest uses 2-level) and anything unknown: as
+         * the stock shim, -EOPNOTSUPP, which also keeps Linux from retrying an -ENOSYS through
+         * event_channel_op_compat */
+        return -XEN_EOPNOTSUPP;
     }
 }

@@ -2,8 +2,13 @@
  * hc_memory.c: __HYPERVISOR_memory_op: the guest's memory map, reservations, where the m2p is,
  * and its balloon. Sub-ops:
  *   memory_map                                   handled: one RAM entry, the guest's initial size
- *   current_reservation, maximum_reservation     handled (DOMID_SELF only, else -ESRCH)
- *   maximum_ram_page, machphys_mapping           handled
+ *   (memory_map, machine_memory_map and machphys_mapping with a start extent: -ENOSYS, as Xen's
+ *   arch_memory_op, which switches on the whole cmd)
+ *   current_reservation, maximum_reservation     handled (DOMID_SELF only, else -ESRCH; no start
+ *                                                extent: -EINVAL)
+ *   maximum_ram_page, machphys_mapping           handled (maximum_ram_page: no start extent,
+ *                                                -EINVAL, as Xen)
+ *   machine_memory_map                           refused -EPERM (the hardware domain's)
  *   decrease_reservation, populate_physmap       handled (hc_balloon.c); the frames go to and
  *                                                come from L0 through l0_ops, batched
  *   exchange                                     handled (hc_balloon.c)
@@ -69,9 +74,18 @@ long hc_memory_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t
     balloon_reclaim();                  /* frames released in use and idle since: counts are exact */
     switch (cmd & MEMOP_OP_MASK) {
     case XENMEM_memory_map:
-        return memory_map(arg);
+    case XENMEM_machine_memory_map:
+    case XENMEM_machphys_mapping:
+        /* Xen's arch_memory_op takes these by the whole cmd: with a start extent it knows none */
+        if (start)
+            return -XEN_ENOSYS;
+        if ((cmd & MEMOP_OP_MASK) == XENMEM_machine_memory_map)
+            return -XEN_EPERM;          /* the host's map: the hardware domain's */
+        return (cmd & MEMOP_OP_MASK) == XENMEM_memory_map ? memory_map(arg) : machphys_mapping(arg);
     case XENMEM_current_reservation:
     case XENMEM_maximum_reservation:
+        if (start)
+            return -XEN_EINVAL;         /* as Xen: no continuation for these */
         return reservation(arg, (cmd & MEMOP_OP_MASK) == XENMEM_maximum_reservation);
     case XENMEM_decrease_reservation:
     case XENMEM_populate_physmap:
@@ -79,9 +93,7 @@ long hc_memory_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t
     case XENMEM_exchange:
         return start ? -XEN_EINVAL : memop_exchange(arg);
     case XENMEM_maximum_ram_page:
-        return (long)pv_dom.max_mfn - 1;
-    case XENMEM_machphys_mapping:
-        return machphys_mapping(arg);
+        return start ? -XEN_EINVAL : (long)pv_dom.max_mfn - 1;
     default:
         return -XEN_ENOSYS;
     }

@@ -1,7 +1,7 @@
 /*
  * hc_mm.c: __HYPERVISOR_update_va_mapping (one L1 entry of the current page tables, found by
- * walking them, changed through pagetype.c, then the flush the flags ask for) and
- * __HYPERVISOR_vm_assist.
+ * walking them, changed through pagetype.c, then the flush the flags ask for), its _otherdomain
+ * form, and __HYPERVISOR_vm_assist.
  */
 #include "domain.h"
 #include "debug.h"
@@ -53,6 +53,17 @@ long hc_update_va_mapping(uint64_t va, uint64_t val, uint64_t flags, uint64_t a4
     if (rc)
         return rc;
     return flush_flags(va, flags);
+}
+
+/* As Xen for a domU: DOMID_SELF is update_va_mapping itself; DOMID_IO and DOMID_XEN -EPERM; any
+ * other domain -ESRCH (none is here, and a guest may not name itself by number). */
+long hc_update_va_mapping_otherdomain(uint64_t va, uint64_t val, uint64_t flags, uint64_t domid, uint64_t a5)
+{
+    uint16_t d = (uint16_t)domid;       /* a domid_t in Xen's prototype */
+
+    if (d == DOMID_SELF)
+        return hc_update_va_mapping(va, val, flags, 0, 0);
+    return ERR(d == DOMID_IO || d == DOMID_XEN ? -XEN_EPERM : -XEN_ESRCH);
 }
 
 long hc_vm_assist(uint64_t cmd, uint64_t type, uint64_t a3, uint64_t a4, uint64_t a5)

@@ -2,7 +2,7 @@
  * hc_mmu.c: __HYPERVISOR_mmu_update and __HYPERVISOR_mmuext_op, the guest's batched page-table
  * operations, on top of pagetype.c. Both stop at the first failing request, return its error and
  * report how many succeeded through `pdone`, as Xen does. Only DOMID_SELF is accepted as the
- * foreign domain: the guest has no one else's memory to touch.
+ * foreign domain: the guest has no one else's memory to touch (check_args).
  *
  * mmuext_op commands:
  *   PIN_L1..L4_TABLE, UNPIN_TABLE, NEW_BASEPTR, NEW_USER_BASEPTR   handled (pagetype.c)
@@ -26,9 +26,24 @@
 
 #define COUNT_PREEMPTED (1ull << 31)     /* Xen's continuation marker in `count` (internal to Xen) */
 
-static int check_foreign(uint64_t foreigndom)
+/*
+ * Before any request, as Xen's do_mmu_update and do_mmuext_op for a domU: the list must start at
+ * a guest address, even for no entries (-EFAULT); then only DOMID_SELF may own the pages (and for
+ * mmu_update, tables_too, the tables: foreigndom's high half, a domain id + 1, must be 0).
+ * DOMID_IO and DOMID_XEN are -EPERM, any other domain -ESRCH: there is none here, and a guest
+ * may not name itself by number.
+ */
+static int check_args(uint64_t list, uint64_t foreigndom, bool tables_too)
 {
-    return (uint16_t)foreigndom == DOMID_SELF ? 0 : ERR(-XEN_EPERM);
+    uint16_t d = (uint16_t)foreigndom;
+
+    if (!guest_range_ok(list, 1))
+        return ERR(-XEN_EFAULT);
+    if (tables_too && (uint32_t)foreigndom >> 16)
+        return ERR(-XEN_ESRCH);
+    if (d == DOMID_SELF)
+        return 0;
+    return ERR(d == DOMID_IO || d == DOMID_XEN ? -XEN_EPERM : -XEN_ESRCH);
 }
 
 /* The shim CPUs running the guest vCPUs in a guest bitmap (vCPU n runs on shim CPU n). */
@@ -71,7 +86,7 @@ static int pt_update(uint64_t ptr, uint64_t val, bool preserve_ad)
 long hc_mmu_update(uint64_t ureqs, uint64_t count, uint64_t pdone, uint64_t foreigndom, uint64_t a5)
 {
     uint32_t done = 0;
-    int rc = check_foreign(foreigndom);
+    int rc = check_args(ureqs, foreigndom, true);
 
     if (!rc && (count & COUNT_PREEMPTED))
         rc = ERR(-XEN_EINVAL);              /* we never preempt, so never hand out a continuation */
@@ -223,7 +238,7 @@ static int mmuext_one(const struct mmuext_op *op)
 long hc_mmuext_op(uint64_t uops, uint64_t count, uint64_t pdone, uint64_t foreigndom, uint64_t a5)
 {
     uint32_t done = 0;
-    int rc = check_foreign(foreigndom);
+    int rc = check_args(uops, foreigndom, false);
 
     if (!rc && (count & COUNT_PREEMPTED))
         rc = ERR(-XEN_EINVAL);

@@ -10,6 +10,7 @@
 #include "balloon.h"
 #include "console.h"
 #include "hypercall.h"
+#include "l0.h"
 #include "panic.h"
 #include "time.h"
 #include "x86.h"
@@ -111,6 +112,8 @@ static long poll(struct pv_vcpu *v, uint64_t arg)
         return -XEN_EFAULT;
     if (sp.nr_ports > POLL_MAX_PORTS)
         return -XEN_EINVAL;
+    if (!guest_range_ok((uint64_t)sp.ports.p, 1))
+        return -XEN_EFAULT;             /* as Xen: the list must start at a guest address, even empty */
     if (copy_from_guest(set->ports, (uint64_t)sp.ports.p, sp.nr_ports * sizeof(evtchn_port_t)))
         return -XEN_EFAULT;
     set->n = sp.nr_ports;
@@ -124,6 +127,14 @@ static long poll(struct pv_vcpu *v, uint64_t arg)
     halt_until(v, poll_done, set);
     timer_cancel(&v->poll);
     return 0;
+}
+
+/* SCHEDOP_shutdown's reason, from sched_op or sched_op_compat: returns only if it is refused. */
+long pv_sched_shutdown(unsigned reason)
+{
+    if (reason > SHUTDOWN_MAX || reason == SHUTDOWN_suspend)
+        return -XEN_EINVAL;             /* suspend needs save/restore support: later */
+    pv_shutdown(reason);
 }
 
 long hc_sched_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t a5)
@@ -144,16 +155,22 @@ long hc_sched_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t 
     case SCHEDOP_shutdown:
         if (copy_from_guest(&s, arg, sizeof(s)))
             return -XEN_EFAULT;
-        if (s.reason > SHUTDOWN_MAX || s.reason == SHUTDOWN_suspend)
-            return -XEN_EINVAL;         /* suspend needs save/restore support: later */
-        pv_shutdown(s.reason);
+        return pv_sched_shutdown(s.reason);
     case SCHEDOP_shutdown_code:
         if (copy_from_guest(&s, arg, sizeof(s)))
             return -XEN_EFAULT;
         pv_dom.shutdown_code = s.reason;        /* the reason a later crash reports (kexec) */
         return 0;
-    case SCHEDOP_remote_shutdown:
-        return -XEN_EPERM;              /* a domU may not shut down another domain (XSM) */
+    case SCHEDOP_remote_shutdown: {
+        /* as Xen for a domU: a domain it cannot find is -ESRCH (there is none but the guest
+         * here, and Xen does not take DOMID_SELF for it), the guest itself -EPERM (XSM) */
+        struct sched_remote_shutdown rs;
+        if (copy_from_guest(&rs, arg, sizeof(rs)))
+            return -XEN_EFAULT;
+        return l0->domid && rs.domain_id == l0->domid() ? -XEN_EPERM : -XEN_ESRCH;
+    }
+    case SCHEDOP_pin_override:
+        return -XEN_EPERM;              /* the hardware domain's */
     default:
         return -XEN_ENOSYS;
     }

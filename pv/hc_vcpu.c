@@ -21,8 +21,8 @@ static long register_vcpu_info(struct pv_vcpu *v, uint64_t arg)
 
     if (copy_from_guest(&info, arg, sizeof(info)))
         return -XEN_EFAULT;
-    if (info.offset > PAGE_SIZE - sizeof(struct vcpu_info))
-        return -XEN_ENXIO;              /* straddles a page: the stock shim's (Debian 4.17) answer */
+    if (info.offset > PAGE_SIZE - sizeof(struct vcpu_info) || (info.offset & 7))
+        return -XEN_ENXIO;              /* straddles a page or is misaligned: the stock shim's answer */
     if (v->vi_mfn)
         return -XEN_EINVAL;             /* moved already */
     if (!pv_mfn_is_guest(info.mfn))
@@ -86,8 +86,8 @@ long hc_vcpu_op(uint64_t cmd, uint64_t vcpuid, uint64_t arg, uint64_t a4, uint64
     case VCPUOP_register_runstate_memory_area: {
         struct vcpu_register_runstate_memory_area a;
         struct vcpu_runstate_info ri;
-        if (copy_from_guest(&a, arg, sizeof(a)))
-            return -XEN_EFAULT;
+        if (copy_from_guest(&a, arg, sizeof(a)) || !guest_range_ok(a.addr.p, 1))
+            return -XEN_EFAULT;         /* as Xen: the area must start at a guest address */
         v->runstate_area = a.addr.p;
         pv_runstate_get(v, &ri);
         pv_runstate_publish(v, &ri);
@@ -95,7 +95,7 @@ long hc_vcpu_op(uint64_t cmd, uint64_t vcpuid, uint64_t arg, uint64_t a4, uint64
     }
     case VCPUOP_register_vcpu_time_memory_area: {
         struct vcpu_register_time_memory_area a;
-        if (copy_from_guest(&a, arg, sizeof(a)))
+        if (copy_from_guest(&a, arg, sizeof(a)) || !guest_range_ok(a.addr.p, 1))
             return -XEN_EFAULT;
         v->time_area = a.addr.p;
         if (v == pv_current())
@@ -125,8 +125,10 @@ long hc_vcpu_op(uint64_t cmd, uint64_t vcpuid, uint64_t arg, uint64_t a4, uint64
         return 0;
     case VCPUOP_send_nmi:
         return pv_nmi_send(v, arg);
+    case VCPUOP_get_physid:
+        return -XEN_EINVAL;             /* only for the hardware domain's pinned vCPUs (Xen) */
     default:
-        return -XEN_ENOSYS;             /* get_physid (dom0's), the rest unknown to 64-bit PV */
+        return -XEN_ENOSYS;             /* unknown to 64-bit PV */
     }
 }
 

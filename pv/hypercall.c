@@ -29,9 +29,9 @@ static const struct hc_entry table[64] = {
     H(mmu_update, hc_mmu_update),
     H(set_gdt, hc_set_gdt),
     H(stack_switch, hc_stack_switch),
-    R(set_callbacks, -XEN_ENOSYS),          /* 32-bit only */
+    H(set_callbacks, hc_set_callbacks),     /* the 64-bit ABI keeps it (Xen's do_set_callbacks) */
     H(fpu_taskswitch, hc_fpu_taskswitch),
-    R(sched_op_compat, -XEN_ENOSYS),        /* obsolete */
+    H(sched_op_compat, hc_sched_op_compat), /* the pre-3.0.2 calls, still in the 64-bit ABI: hc_compat.c */
     R(platform_op, -XEN_EPERM),             /* dom0 only */
     H(set_debugreg, hc_set_debugreg),       /* the vCPU's CPU's own registers */
     H(get_debugreg, hc_get_debugreg),
@@ -40,14 +40,14 @@ static const struct hc_entry table[64] = {
     H(multicall, hc_multicall),
     H(update_va_mapping, hc_update_va_mapping),
     H(set_timer_op, hc_set_timer_op),
-    R(event_channel_op_compat, -XEN_ENOSYS),
+    H(event_channel_op_compat, hc_event_channel_op_compat),
     H(xen_version, hc_xen_version),
     H(console_io, hc_console_io),
-    R(physdev_op_compat, -XEN_ENOSYS),
+    H(physdev_op_compat, hc_physdev_op_compat),
     F(grant_table_op, hc_grant_table_op),   /* query_size to L0, setup_table L0's frames (standalone:
                                                ours); the rest -EOPNOTSUPP, as the stock shim */
     H(vm_assist, hc_vm_assist),
-    R(update_va_mapping_otherdomain, -XEN_EPERM),
+    H(update_va_mapping_otherdomain, hc_update_va_mapping_otherdomain),     /* DOMID_SELF only */
     [__HYPERVISOR_iret] = { "iret", HANDLED, NULL, 0 },   /* pv_syscall -> pv_iret (needs the frame); multicall.c does it on its own frame */
     H(vcpu_op, hc_vcpu_op),                 /* get_physid: -ENOSYS inside */
     H(set_segment_base, hc_set_segment_base),
@@ -92,13 +92,35 @@ long pv_hypercall(struct cpu_regs *r)
     return pv_hypercall_call(r->rax, a);
 }
 
+/* The counts by name, wrapped into console lines (printk cuts a line at about 300 characters);
+ * numbers the table does not name count as "other". */
 void pv_hypercall_report(void)
 {
-    char buf[600];
+    char buf[160];
     size_t n = 0;
+    uint64_t named = 0;
+    bool more = false;
 
-    for (unsigned i = 0; i < ARRAY_SIZE(table) && n < sizeof(buf); i++)
-        if (counts[i])
-            n += (size_t)snprintf_(buf + n, sizeof(buf) - n, " %s %lu", table[i].name, counts[i]);
-    pr_info("guest hypercalls:%s\n", n ? buf : " none");
+    for (unsigned i = 0; i <= ARRAY_SIZE(table); i++) {
+        char item[48];
+        int k;
+        if (i < ARRAY_SIZE(table)) {
+            if (!counts[i])
+                continue;
+            named += counts[i];
+            k = snprintf_(item, sizeof(item), " %s %lu", table[i].name, counts[i]);
+        } else {
+            if (pv_dom.nr_hypercalls == named)
+                break;
+            k = snprintf_(item, sizeof(item), " other %lu", pv_dom.nr_hypercalls - named);
+        }
+        if (n + (size_t)k >= sizeof(buf)) {
+            pr_info("guest hypercalls%s:%s\n", more ? " (more)" : "", buf);
+            more = true;
+            n = 0;
+        }
+        memcpy(buf + n, item, (size_t)k + 1);
+        n += (size_t)k;
+    }
+    pr_info("guest hypercalls%s:%s\n", more ? " (more)" : "", n ? buf : " none");
 }

@@ -122,12 +122,14 @@ long pv_vcpu_initialise(struct pv_vcpu *v, uint64_t ctx_va)
     long rc = 0;
 
     spin_lock(&ctx_lock);
-    if (v->initialised) {
-        rc = -XEN_EEXIST;
-        goto out;
-    }
+    /* the context is read first, as Xen does: an unreadable one is -EFAULT even for a vCPU
+     * that runs */
     if (copy_from_guest(&ctx_buf, ctx_va, sizeof(ctx_buf))) {
         rc = ERR(-XEN_EFAULT);
+        goto out;
+    }
+    if (v->initialised) {
+        rc = -XEN_EEXIST;
         goto out;
     }
     if (!ctx_ok(c)) {

@@ -136,7 +136,15 @@ void vprintk(int level, const char *fmt, va_list ap)
         return;
     memcpy(buf, "(shim) ", 7);
     n = vsnprintf_(buf + 7, sizeof(buf) - 7, fmt, ap);
-    n = MIN(n + 7, (int)sizeof(buf) - 1);
+    if (n + 7 > (int)sizeof(buf) - 1) {
+        /* cut short: keep the line's end, or the next line would run on from this one */
+        n = (int)sizeof(buf) - 1;
+        size_t f = strlen(fmt);
+        if (f && fmt[f - 1] == '\n')
+            buf[n - 1] = '\n';
+    } else {
+        n += 7;
+    }
     console_write(buf, (size_t)n);
 }
 
