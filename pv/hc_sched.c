@@ -66,7 +66,10 @@ static void halt_until(struct pv_vcpu *v, bool (*done)(struct pv_vcpu *, const v
     /* done, with nothing that delivers events to this vCPU in between: the watch found it */
     if (next_watch && !v->halt_watch.queued && v->kicks_taken + v->raised_here == woken && done(v, arg)) {
         v->halts_rescued++;
-        __atomic_fetch_add(&pv_dom.halts_rescued, 1, __ATOMIC_RELAXED);
+        /* whether the kick was sent and never taken (lost on the way) or never sent at all */
+        if (__atomic_fetch_add(&pv_dom.halts_rescued, 1, __ATOMIC_RELAXED) < 8)
+            pr_warn("vCPU%u: a wakeup never came, the halt's watch found it (kicks so far: %lu sent to it, %lu taken; kicks close together arrive as one)\n",
+                    v->id, v->kicks_sent, v->kicks_taken);
     }
     timer_cancel(&v->halt_watch);
     __atomic_store_n(&v->blocked, false, __ATOMIC_RELEASE);
