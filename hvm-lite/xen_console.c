@@ -1,6 +1,9 @@
-/* xen_console.c: console sinks on a Xen L0: CONSOLEIO_write, and the console ring (the host log). */
+/* xen_console.c: console sinks on a Xen L0: CONSOLEIO_write, and the console ring (the host log,
+ * and what an operator types into `xl console`: its in[]). */
 #include "console.h"
 #include "debug.h"
+#include "evtchn.h"
+#include "l0.h"
 #include "paging.h"
 #include "x86.h"
 #include "xen.h"
@@ -66,8 +69,42 @@ static void ring_flush(void)
     }
 }
 
+/* Typed input: xenconsoled fills in[] and fires the ring's port. Called under the reader's lock. */
+static size_t ring_read(char *buf, size_t max)
+{
+    XENCONS_RING_IDX cons = ring->in_cons, prod = READ_ONCE(ring->in_prod);
+    size_t n = 0;
+
+    barrier();                          /* x86: the bytes are read after in_prod */
+    if (prod - cons > sizeof(ring->in))
+        cons = prod - sizeof(ring->in);
+    while (cons != prod && n < max)
+        buf[n++] = ring->in[MASK_XENCONS_IDX(cons++, ring->in)];
+    barrier();
+    ring->in_cons = cons;
+    if (n)
+        ring_notify();                  /* room again for xenconsoled */
+    return n;
+}
+
+static void ring_event(uint32_t port, void *arg)
+{
+    (void)port, (void)arg;
+    console_input_ready();
+}
+
+/* The port also fires when xenconsoled took output; the reader then finds nothing, cheaply. */
+static void ring_input_start(void)
+{
+    if (ring_port && evtchn_register(ring_port, ring_event, NULL) == 0 && l0->evtchn_unmask)
+        l0->evtchn_unmask(ring_port);
+}
+
 static struct console_sink sink_xen = { .name = "xen", .bit = CONS_XEN, .write = consoleio_write };
-static struct console_sink sink_pv = { .name = "pv", .bit = CONS_PV, .write = ring_write, .flush = ring_flush };
+static struct console_sink sink_pv = {
+    .name = "pv", .bit = CONS_PV, .write = ring_write, .flush = ring_flush,
+    .read = ring_read, .input_start = ring_input_start,
+};
 
 static int get_param(uint32_t index, uint64_t *value)
 {

@@ -283,9 +283,9 @@ static void fill_start_info(const struct boot_info *bi)
     si->nr_pages = pv_dom.nr_pages;
     si->shared_info = pv_dom.shared_mfn << PAGE_SHIFT;
     si->store_mfn = pv_dom.store_mfn;
-    si->store_evtchn = PV_PORT_STORE;
+    si->store_evtchn = pv_dom.store_port;
     si->console.domU.mfn = pv_dom.cons_mfn;
-    si->console.domU.evtchn = PV_PORT_CONSOLE;
+    si->console.domU.evtchn = pv_dom.console_port;
     si->pt_base = va_of(lay.pt_pfn);
     si->nr_pt_frames = lay.nr_pt;
     si->mfn_list = elf.init_p2m ? elf.init_p2m : va_of(lay.p2m_pfn);

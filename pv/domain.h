@@ -23,10 +23,6 @@ struct boot_info;
 #define M2P_INVALID      (~0ul)
 #define PV_RFLAGS_GUEST  0x254fd5ul     /* CF PF AF ZF SF TF DF OF NT RF AC ID: what the guest may set */
 
-/* Local event-channel ports (the guest's own namespace). */
-#define PV_PORT_CONSOLE  1
-#define PV_PORT_STORE    2
-
 struct pv_trap {
     uint64_t address;                   /* 0: no handler */
     uint16_t cs;
@@ -115,6 +111,7 @@ struct pv_domain {
     uint64_t cons_mfn;
     uint64_t store_mfn;
     uint32_t store_l0_port;             /* 0: none (standalone) */
+    unsigned console_port, store_port;  /* the guest's ports for them (start_info; upcall.c) */
 
     uint32_t shutdown_code;             /* SCHEDOP_shutdown_code: ~0 none */
 
@@ -189,6 +186,7 @@ void pv_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t erro
 void pv_upcall_check(struct cpu_regs *r);
 void pv_evtchn_init(void);              /* the table with the console and store ports */
 void pv_evtchn_raise(unsigned port);    /* a port fires (any context) */
+int pv_evtchn_hold_number(uint32_t *at);    /* hc_evtchn.c: a new local port's number (0: any) */
 void pv_virq_raise(struct pv_vcpu *v, unsigned virq);
 bool pv_events_pending(const struct pv_vcpu *v);   /* upcall pending (the guest's mask aside) */
 
@@ -224,6 +222,7 @@ void pv_nmi_deliver(struct cpu_regs *r);               /* on the way back to the
 void pv_shutdown(unsigned reason) __noreturn;
 
 /* console.c */
-void pv_console_kick(void);             /* the guest sent on PV_PORT_CONSOLE: drain its ring */
+void pv_console_kick(void);             /* the guest sent on its console port: drain its ring */
+void pv_console_init(void);             /* typed input (the L0 console's) goes to the guest's ring */
 
 #endif

@@ -20,18 +20,24 @@ void ev_init(struct ev_table *t, unsigned nr_vcpus)
     t->nr_vcpus = MIN(nr_vcpus, EV_MAX_VCPUS);
 }
 
-int ev_alloc(struct ev_table *t, enum ev_state state)
+int ev_alloc(struct ev_table *t, enum ev_state state, unsigned at)
 {
-    for (unsigned p = 1; p < EV_NR_PORTS; p++) {
-        if (t->port[p].state == EV_FREE) {
-            t->port[p] = (struct ev_port){ .state = (uint8_t)state };
-            return (int)p;
-        }
-    }
-    return -XEN_ENOSPC;
+    unsigned p = at;
+
+    if (at >= EV_NR_PORTS)
+        return -XEN_ENOSPC;
+    if (!at)
+        for (p = 1; p < EV_NR_PORTS && t->port[p].state != EV_FREE; p++)
+            ;
+    if (p >= EV_NR_PORTS)
+        return -XEN_ENOSPC;
+    if (t->port[p].state != EV_FREE)
+        return -XEN_EBUSY;
+    t->port[p] = (struct ev_port){ .state = (uint8_t)state };
+    return (int)p;
 }
 
-int ev_bind_virq(struct ev_table *t, unsigned virq, unsigned vcpu)
+int ev_bind_virq(struct ev_table *t, unsigned virq, unsigned vcpu, unsigned at)
 {
     if (virq >= NR_VIRQS || (virq_is_global(virq) && vcpu != 0))
         return -XEN_EINVAL;
@@ -39,7 +45,7 @@ int ev_bind_virq(struct ev_table *t, unsigned virq, unsigned vcpu)
         return -XEN_ENOENT;
     if (t->virq_port[vcpu][virq])
         return -XEN_EEXIST;
-    int p = ev_alloc(t, EV_VIRQ);
+    int p = ev_alloc(t, EV_VIRQ, at);
     if (p < 0)
         return p;
     t->port[p].virq = (uint16_t)virq;
@@ -48,11 +54,11 @@ int ev_bind_virq(struct ev_table *t, unsigned virq, unsigned vcpu)
     return p;
 }
 
-int ev_bind_ipi(struct ev_table *t, unsigned vcpu)
+int ev_bind_ipi(struct ev_table *t, unsigned vcpu, unsigned at)
 {
     if (vcpu >= t->nr_vcpus)
         return -XEN_ENOENT;
-    int p = ev_alloc(t, EV_IPI);
+    int p = ev_alloc(t, EV_IPI, at);
     if (p > 0)
         t->port[p].vcpu = (uint16_t)vcpu;
     return p;

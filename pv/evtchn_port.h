@@ -26,6 +26,7 @@ struct ev_port {
     uint16_t remote_dom;                /* EV_UNBOUND, EV_INTERDOMAIN */
     uint32_t remote_port;               /* EV_INTERDOMAIN */
     uint32_t l0_port;                   /* forwarded to this L0 port (0: a local port) */
+    uint8_t held;                       /* a local port whose number we hold at L0 (hc_evtchn.c) */
 };
 
 struct ev_table {
@@ -35,11 +36,13 @@ struct ev_table {
 };
 
 void ev_init(struct ev_table *t, unsigned nr_vcpus);
-/* The lowest free port, now in `state` and notifying vCPU 0: > 0, or -XEN_ENOSPC. */
-int ev_alloc(struct ev_table *t, enum ev_state state);
-/* Binds; a port number or Xen's errno (-EINVAL, -ENOENT, -EEXIST, -ENOSPC). */
-int ev_bind_virq(struct ev_table *t, unsigned virq, unsigned vcpu);
-int ev_bind_ipi(struct ev_table *t, unsigned vcpu);
+/* A port now in `state` and notifying vCPU 0: port `at`, or the lowest free one when at is 0 (on
+ * Xen the numbers are L0's: hc_evtchn.c). > 0, or -XEN_ENOSPC, or -XEN_EBUSY (`at` is taken). */
+int ev_alloc(struct ev_table *t, enum ev_state state, unsigned at);
+/* Binds (at: as for ev_alloc); a port number or Xen's errno (-EINVAL, -ENOENT, -EEXIST, -ENOSPC,
+ * -EBUSY). */
+int ev_bind_virq(struct ev_table *t, unsigned virq, unsigned vcpu, unsigned at);
+int ev_bind_ipi(struct ev_table *t, unsigned vcpu, unsigned at);
 /* Free the port; *was gets what it was (for undoing the L0 side). 0 or -XEN_EINVAL. */
 int ev_close(struct ev_table *t, unsigned port, struct ev_port *was);
 int ev_status(const struct ev_table *t, unsigned port, struct evtchn_status *st);

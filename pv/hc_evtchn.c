@@ -5,6 +5,10 @@
  * so that an event from L0 raises the right guest port (upcall.c). The console port is the shim's
  * end (send drains the ring); the store port forwards to L0's store port when there is one, else
  * the shim answers the ring itself (store.c).
+ * On Xen every guest port number is one of our L0 ports, as in the stock shim: a frontend writes
+ * its port into xenstore and dom0's backend binds to that number at L0. A forwarded port is L0's
+ * number; a local one (VIRQ, IPI, the console) holds its number at L0 as a port left unbound to
+ * ourselves, so that L0 never hands it out for anything else. Standalone the numbers are ours.
  * Table changes hold ev_lock with interrupts off: another vCPU may bind or close meanwhile, and a
  * timer or L0 event may raise a port on this CPU.
  */
@@ -19,6 +23,37 @@
 int pv_evtchn_route_l0(unsigned port, uint32_t l0_port);   /* upcall.c */
 
 static spinlock_t ev_lock = SPINLOCK_INIT;
+
+/* The number for a new local port: one held at L0 (Xen), or 0 (standalone: the lowest free). */
+int pv_evtchn_hold_number(uint32_t *at)
+{
+    *at = 0;
+    return l0->evtchn_alloc_unbound ? l0->evtchn_alloc_unbound(DOMID_SELF, at) : 0;
+}
+
+static void release_number(uint32_t at)
+{
+    if (at && l0->evtchn_close)
+        l0->evtchn_close(at);
+}
+
+/* Bind a VIRQ or an IPI at a number held for it (ipi: virq unused). */
+static int bind_local(bool ipi, unsigned virq, unsigned vcpu)
+{
+    uint32_t at;
+    int rc = pv_evtchn_hold_number(&at);
+
+    if (rc)
+        return rc;
+    uint64_t f = spin_lock_irqsave(&ev_lock);
+    rc = ipi ? ev_bind_ipi(&pv_dom.ev, vcpu, at) : ev_bind_virq(&pv_dom.ev, virq, vcpu, at);
+    if (rc > 0)
+        pv_dom.ev.port[rc].held = at != 0;
+    spin_unlock_irqrestore(&ev_lock, f);
+    if (rc < 0)
+        release_number(at);
+    return rc;
+}
 
 static long send(unsigned port)
 {
@@ -41,7 +76,9 @@ static long send(unsigned port)
         }
         return e->l0_port && l0->evtchn_send ? l0->evtchn_send(e->l0_port) : 0;
     case EV_UNBOUND:
-        return 0;                       /* nobody at the other end yet: dropped, as Xen */
+        /* Another domain binds to it at L0 without telling us (a frontend's port, bound by dom0's
+         * backend): L0 knows whether anybody is there, and drops the event if nobody is, as Xen */
+        return e->l0_port && l0->evtchn_send ? l0->evtchn_send(e->l0_port) : 0;
     default:
         return -XEN_EINVAL;             /* a VIRQ port cannot be sent on */
     }
@@ -62,8 +99,10 @@ static long close_port(unsigned port)
             evtchn_unregister(was.l0_port);
     }
     spin_unlock_irqrestore(&ev_lock, f);
-    if (rc == 0 && was.l0_port && was.special != EV_STORE && l0->evtchn_close)
-        l0->evtchn_close(was.l0_port);  /* the store's L0 port is the shim's to keep */
+    if (rc == 0 && was.l0_port && was.special != EV_STORE)
+        release_number(was.l0_port);    /* the store's L0 port is the shim's to keep */
+    if (rc == 0 && was.held)
+        release_number(port);
     return rc;
 }
 
@@ -71,7 +110,7 @@ static long close_port(unsigned port)
 static long bind_l0(enum ev_state state, uint16_t rdom, uint32_t rport, uint32_t l0_port)
 {
     uint64_t f = spin_lock_irqsave(&ev_lock);
-    int p = ev_alloc(&pv_dom.ev, state);
+    int p = ev_alloc(&pv_dom.ev, state, l0_port);   /* L0's number: free, since we hold ours there */
 
     if (p > 0) {
         struct ev_port *e = &pv_dom.ev.port[p];
@@ -178,10 +217,7 @@ long hc_event_channel_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, u
     }
     case EVTCHNOP_bind_virq: {
         ARG(struct evtchn_bind_virq, b);
-        uint64_t f = spin_lock_irqsave(&ev_lock);
-        rc = ev_bind_virq(&pv_dom.ev, b.virq, b.vcpu);
-        spin_unlock_irqrestore(&ev_lock, f);
-        if (rc < 0)
+        if ((rc = bind_local(false, b.virq, b.vcpu)) < 0)
             return rc;
         if (b.virq == VIRQ_TIMER)
             pv_timer_virq_bound(&pv_dom.vcpu[b.vcpu]);
@@ -190,10 +226,7 @@ long hc_event_channel_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, u
     }
     case EVTCHNOP_bind_ipi: {
         ARG(struct evtchn_bind_ipi, b);
-        uint64_t f = spin_lock_irqsave(&ev_lock);
-        rc = ev_bind_ipi(&pv_dom.ev, b.vcpu);
-        spin_unlock_irqrestore(&ev_lock, f);
-        if (rc < 0)
+        if ((rc = bind_local(true, 0, b.vcpu)) < 0)
             return rc;
         b.port = (evtchn_port_t)rc;
         return PUT(b);

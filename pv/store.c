@@ -32,5 +32,5 @@ void pv_store_kick(void)
     if (did & XS_BROKE)
         pr_warn("xenstore: the guest broke its ring (%s: %u); it gets no more answers\n", srv.why, srv.bad_value);
     if (did & XS_MOVED)
-        pv_evtchn_raise(PV_PORT_STORE);
+        pv_evtchn_raise(pv_dom.store_port);
 }

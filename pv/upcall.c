@@ -13,7 +13,9 @@
 #include "console.h"
 #include "evtchn.h"         /* hvm-lite: the shim's own L0 ports */
 #include "l0.h"
+#include "debug.h"
 #include "x86.h"
+#include "xerrno.h"
 
 void pv_upcall_check(struct cpu_regs *r)
 {
@@ -78,14 +80,22 @@ void pv_evtchn_init(void)
     struct ev_table *t = &pv_dom.ev;
 
     ev_init(t, pv_dom.nr_vcpus);
-    /* start_info's ports: interdomain to dom0 as the guest sees them, the shim's end in fact */
-    int con = ev_alloc(t, EV_INTERDOMAIN), st = ev_alloc(t, EV_INTERDOMAIN);
-    (void)con, (void)st;
-    t->port[PV_PORT_CONSOLE].special = EV_CONSOLE;
-    t->port[PV_PORT_STORE].special = EV_STORE;
-    t->port[PV_PORT_STORE].l0_port = pv_dom.store_l0_port;
+    /* start_info's ports: interdomain to dom0 as the guest sees them, the shim's end in fact. On
+     * Xen the console's number is held at L0 and the store's is L0's (hc_evtchn.c). */
+    uint32_t held;
+    int con = pv_evtchn_hold_number(&held) ? -XEN_EIO : ev_alloc(t, EV_INTERDOMAIN, held);
+    int st = ev_alloc(t, EV_INTERDOMAIN, pv_dom.store_l0_port);
+
+    ASSERT(con > 0 && st > 0);
+    pv_dom.console_port = (unsigned)con;
+    pv_dom.store_port = (unsigned)st;
+    t->port[con].special = EV_CONSOLE;
+    t->port[con].held = held != 0;
+    pv_console_init();
+    t->port[st].special = EV_STORE;
+    t->port[st].l0_port = pv_dom.store_l0_port;
     if (pv_dom.store_l0_port && evtchn_register(pv_dom.store_l0_port, from_l0,
-                                                (void *)(uintptr_t)PV_PORT_STORE) == 0 && l0->evtchn_unmask)
+                                                (void *)(uintptr_t)pv_dom.store_port) == 0 && l0->evtchn_unmask)
         l0->evtchn_unmask(pv_dom.store_l0_port);
 }
 

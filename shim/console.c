@@ -2,6 +2,7 @@
 #include "console.h"
 #include "cpu.h"
 #include "spinlock.h"
+#include "x86.h"
 
 int console_loglvl = LOG_INFO;
 int console_guest_loglvl = LOG_INFO;
@@ -101,6 +102,34 @@ void console_list(char *buf, size_t size)
     for (struct console_sink *s = sinks; s; s = s->next)
         if (s->active && n < size)
             n += (size_t)snprintf_(buf + n, size - n, "%s%s", n ? "," : "", s->name);
+}
+
+static void (*input_fn)(void);
+
+void console_input_attach(void (*fn)(void))
+{
+    input_fn = fn;
+    for (struct console_sink *s = sinks; s; s = s->next)
+        if (s->read && s->input_start)
+            s->input_start();
+}
+
+void console_input_ready(void)
+{
+    void (*fn)(void) = READ_ONCE(input_fn);
+
+    if (fn)
+        fn();
+}
+
+size_t console_read(char *buf, size_t max)
+{
+    size_t n = 0;
+
+    for (struct console_sink *s = sinks; s && n < max; s = s->next)
+        if (s->read)
+            n += s->read(buf + n, max - n);
+    return n;
 }
 
 void console_write(const char *s, size_t n)

@@ -10,6 +10,9 @@ struct console_sink {
     unsigned bit;                       /* CONS_* */
     void (*write)(const char *s, size_t n);
     void (*flush)(void);                /* optional: wait until written output has left */
+    /* optional, console input: take up to max typed bytes; start delivering console_input_ready() */
+    size_t (*read)(char *buf, size_t max);
+    void (*input_start)(void);
     bool active;
     struct console_sink *next;
 };
@@ -24,6 +27,12 @@ void console_write(const char *s, size_t n);
 void console_flush(void);
 void console_panic_mode(void);          /* from now on, never wait for the console lock */
 void console_list(char *buf, size_t size);
+/* Console input (what an operator types into `xl console`): `fn` is told when some is waiting
+ * (any context) and takes it with console_read. Input comes from every sink that has it, whether
+ * or not its output is selected. */
+void console_input_attach(void (*fn)(void));
+void console_input_ready(void);         /* from a sink: input is waiting */
+size_t console_read(char *buf, size_t max);
 
 void printk(int level, const char *fmt, ...) __printf(2, 3);
 void vprintk(int level, const char *fmt, va_list ap);

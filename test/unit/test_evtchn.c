@@ -13,19 +13,19 @@ static void test_ports(struct ev_table *t)
     struct ev_port was;
 
     ev_init(t, 2);
-    CHECK_EQ(ev_alloc(t, EV_INTERDOMAIN), 1);           /* lowest first, never 0 */
-    CHECK_EQ(ev_alloc(t, EV_INTERDOMAIN), 2);
-    int ipi = ev_bind_ipi(t, 1);
+    CHECK_EQ(ev_alloc(t, EV_INTERDOMAIN, 0), 1);           /* lowest first, never 0 */
+    CHECK_EQ(ev_alloc(t, EV_INTERDOMAIN, 0), 2);
+    int ipi = ev_bind_ipi(t, 1, 0);
     CHECK_EQ(ipi, 3);
-    CHECK_EQ(ev_bind_ipi(t, 2), -XEN_ENOENT);            /* no such vCPU */
-    int tmr = ev_bind_virq(t, VIRQ_TIMER, 0);
+    CHECK_EQ(ev_bind_ipi(t, 2, 0), -XEN_ENOENT);            /* no such vCPU */
+    int tmr = ev_bind_virq(t, VIRQ_TIMER, 0, 0);
     CHECK_EQ(tmr, 4);
-    CHECK_EQ(ev_bind_virq(t, VIRQ_TIMER, 0), -XEN_EEXIST);
-    CHECK_EQ(ev_bind_virq(t, VIRQ_TIMER, 1), 5);        /* per-vCPU: one each */
-    CHECK_EQ(ev_bind_virq(t, VIRQ_TIMER, 7), -XEN_ENOENT);
-    CHECK_EQ(ev_bind_virq(t, VIRQ_CONSOLE, 1), -XEN_EINVAL);    /* global: vCPU 0 only */
-    CHECK_EQ(ev_bind_virq(t, NR_VIRQS, 0), -XEN_EINVAL);
-    int con = ev_bind_virq(t, VIRQ_CONSOLE, 0);
+    CHECK_EQ(ev_bind_virq(t, VIRQ_TIMER, 0, 0), -XEN_EEXIST);
+    CHECK_EQ(ev_bind_virq(t, VIRQ_TIMER, 1, 0), 5);        /* per-vCPU: one each */
+    CHECK_EQ(ev_bind_virq(t, VIRQ_TIMER, 7, 0), -XEN_ENOENT);
+    CHECK_EQ(ev_bind_virq(t, VIRQ_CONSOLE, 1, 0), -XEN_EINVAL);    /* global: vCPU 0 only */
+    CHECK_EQ(ev_bind_virq(t, NR_VIRQS, 0, 0), -XEN_EINVAL);
+    int con = ev_bind_virq(t, VIRQ_CONSOLE, 0, 0);
     CHECK_EQ(con, 6);
     CHECK_EQ(ev_virq_port(t, 0, VIRQ_TIMER), 4);
     CHECK_EQ(ev_virq_port(t, 1, VIRQ_TIMER), 5);
@@ -60,7 +60,7 @@ static void test_ports(struct ev_table *t)
     CHECK_EQ(ev_virq_port(t, 0, VIRQ_TIMER), 0);
     CHECK_EQ(ev_status(t, (unsigned)tmr, &st), 0);
     CHECK_EQ(st.status, EVTCHNSTAT_closed);
-    CHECK_EQ(ev_bind_virq(t, VIRQ_TIMER, 0), tmr);      /* the freed port is reused */
+    CHECK_EQ(ev_bind_virq(t, VIRQ_TIMER, 0, 0), tmr);      /* the freed port is reused */
     CHECK_EQ(ev_close(t, (unsigned)con, NULL), 0);
     CHECK_EQ(ev_virq_port(t, 0, VIRQ_CONSOLE), 0);
 
@@ -70,13 +70,24 @@ static void test_ports(struct ev_table *t)
     CHECK_EQ(ev_port_of_l0(t, 78), 0);
     CHECK_EQ(ev_port_of_l0(t, 0), 0);
 
+    /* a chosen number (on Xen, L0's): taken as asked, refused when taken or out of range */
+    CHECK_EQ(ev_alloc(t, EV_INTERDOMAIN, 300), 300);
+    CHECK_EQ(ev_alloc(t, EV_UNBOUND, 300), -XEN_EBUSY);
+    CHECK_EQ(ev_bind_ipi(t, 0, 300), -XEN_EBUSY);
+    CHECK_EQ(ev_bind_virq(t, VIRQ_DEBUG, 1, 301), 301);
+    CHECK_EQ(ev_virq_port(t, 1, VIRQ_DEBUG), 301);
+    CHECK_EQ(ev_alloc(t, EV_UNBOUND, EV_NR_PORTS), -XEN_ENOSPC);
+    CHECK_EQ(ev_bind_virq(t, VIRQ_DEBUG, 0, 302), 302);
+    CHECK_EQ(ev_bind_virq(t, VIRQ_DEBUG, 0, 303), -XEN_EEXIST);    /* checked before the number */
+    CHECK(ev_get(t, 303) == NULL);
+
     /* exhaustion */
     ev_init(t, 1);
     int n = 0;
-    while (ev_alloc(t, EV_IPI) > 0)
+    while (ev_alloc(t, EV_IPI, 0) > 0)
         n++;
     CHECK_EQ(n, EV_NR_PORTS - 1);
-    CHECK_EQ(ev_bind_ipi(t, 0), -XEN_ENOSPC);
+    CHECK_EQ(ev_bind_ipi(t, 0, 0), -XEN_ENOSPC);
     CHECK(ev_get(t, 0) == NULL);
 }
 
