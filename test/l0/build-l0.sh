@@ -2,7 +2,8 @@
 # Build (once, cached) everything the real-Xen-L0 test bed boots in QEMU:
 #   $PVSHIM_CACHE/l0/xen.elf      Debian's Xen 4.17 hypervisor, as a multiboot ELF for `qemu -kernel`
 #   $PVSHIM_CACHE/l0/vmlinuz      Debian's Linux, used as dom0 and as the PV guest kernel
-#   $PVSHIM_CACHE/l0/rootfs.cpio  dom0 root: debootstrap minbase + xen-utils 4.17 (same build as Xen)
+#   $PVSHIM_CACHE/l0/rootfs.cpio  dom0 root: debootstrap minbase + xen-utils 4.17 (same build as Xen),
+#                                 with the block and network backends (blkback, netback, a bridge)
 #   $PVSHIM_CACHE/l0/stock-shim   Debian's xen-shim from that xen-utils build: our oracle and rival
 # Rebuilt only when a package version or this script changes. Needs root (debootstrap, chroot).
 set -eu
@@ -35,7 +36,9 @@ deps=$(for p in $XEN_DEBS; do dpkg-deb -f "$(fetch_deb "$p")" Depends; done | tr
 	sed 's/(.*//; s/|.*//; s/:any//; s/ //g' | grep -vE '^(lib)?xen|^python3|^udev$|^ucf$|^$' | sort -u | tr '\n' ,)
 say "debootstrap of the dom0 root (bookworm minbase + ${deps%,})"
 root=$tmp/root
-debootstrap --variant=minbase --include="${deps}busybox,kmod" bookworm "$root" http://deb.debian.org/debian \
+# iproute2: the bridge the guests' vifs join (vif-bridge); e2fsprogs and mount (losetup, for the
+# block script's file: disks) are in minbase.
+debootstrap --variant=minbase --include="${deps}busybox,kmod,iproute2" bookworm "$root" http://deb.debian.org/debian \
 	> "$tmp/debootstrap.log" 2>&1 || { tail -20 "$tmp/debootstrap.log" >&2; die "debootstrap failed"; }
 mkdir -p "$root/tmp/debs"
 for p in $XEN_DEBS; do cp "$(fetch_deb "$p")" "$root/tmp/debs/"; done
@@ -44,12 +47,15 @@ chroot "$root" sh -c 'dpkg -i --force-depends /tmp/debs/*.deb' > "$tmp/dpkg.log"
 [ -x "$root/usr/lib/xen-4.17/bin/xl" ] || { tail -20 "$tmp/dpkg.log" >&2; die "xen-utils did not install into the dom0 root"; }
 rm -rf "$root/tmp/debs"
 
-# Kernel modules dom0 loads: Xen backends' control devices, and virtio-9p for the host share.
-m=$root/lib/modules/$kv; mkdir -p "$m/kernel/drivers" "$m/kernel/fs" "$m/kernel/net"
-cp -a "$tmp/x/lib/modules/$kv/kernel/drivers/xen" "$tmp/x/lib/modules/$kv/kernel/drivers/virtio" "$m/kernel/drivers/"
-cp -a "$tmp/x/lib/modules/$kv/kernel/fs/9p" "$tmp/x/lib/modules/$kv/kernel/fs/netfs" \
-	"$tmp/x/lib/modules/$kv/kernel/fs/fscache" "$m/kernel/fs/"
-cp -a "$tmp/x/lib/modules/$kv/kernel/net/9p" "$m/kernel/net/"
+# Kernel modules dom0 loads: Xen's control devices, the block and network backends with the
+# loop device and the bridge they sit on, and virtio-9p for the host share.
+km=$tmp/x/lib/modules/$kv/kernel
+m=$root/lib/modules/$kv; mkdir -p "$m/kernel/drivers/block" "$m/kernel/drivers/net" "$m/kernel/fs" "$m/kernel/net"
+cp -a "$km/drivers/xen" "$km/drivers/virtio" "$m/kernel/drivers/"
+cp -a "$km/drivers/block/xen-blkback" "$km/drivers/block/loop.ko" "$m/kernel/drivers/block/"
+cp -a "$km/drivers/net/xen-netback" "$m/kernel/drivers/net/"
+cp -a "$km/fs/9p" "$km/fs/netfs" "$km/fs/fscache" "$m/kernel/fs/"
+cp -a "$km/net/9p" "$km/net/bridge" "$km/net/802" "$km/net/llc" "$m/kernel/net/"
 cp "$tmp/x/lib/modules/$kv"/modules.builtin* "$tmp/x/lib/modules/$kv/modules.order" "$m/"
 chroot "$root" depmod "$kv"
 (cd "$root" && rm -rf var/cache/apt/archives/*.deb var/cache/apt/*.bin var/lib/apt/lists/* \
