@@ -11,9 +11,16 @@
 #                         boots that Linux with console=hvc0 rdinit=/init (no vCPU count: the vcpus
 #                         check then compares online with possible vCPUs)
 #   pvgrub32-smoke.elf    PV GRUB i386-xen (32-bit PAE PV) printing a marker, RESULT PASS, then halt
+#   cloud-initrd.cpio.gz  the cloud guest's initramfs (cloud-initramfs.sh): loads Debian's
+#                         xen-blkfront, xen-netfront and ext4 modules, mounts root=/dev/xvda, switches
+#   cloud-root.img.gz     its root disk: ext4, busybox, cloudio, e2fsck, /sbin/init = cloud-init.sh
+#                         (the checks), /sbin/poweroff and reboot = cloud-halt.sh
+#   cloud-data.img.gz     a small second ext4 disk (xvdb) for fsck -n
+#   cloudio               cloudio.c, static: the guest's and dom0's end of the disk and network checks
+#                         Boot: console=hvc0 root=/dev/xvda (run-guest --guest cloud, --l0 xen only)
 #   stamp                 key of the inputs (files in test/corpus, common.sh, package versions)
 # Rebuilt only when an input changes, in a temporary directory, then renamed into place.
-# Needs: apt (for apt-get download), grub-common, grub-xen-bin, cpio, gcc, libc6-dev. No root needed
+# Needs: apt (for apt-get download), grub-common, grub-xen-bin, cpio, gcc, libc6-dev, e2fsprogs. No root needed
 # (the initramfs' /dev/console is written as a raw cpio entry).
 set -eu
 . "$(dirname "$0")/../lib/common.sh"
@@ -41,8 +48,14 @@ for a in "$@"; do
 done
 
 OUT=$PVSHIM_CACHE/corpus
-OUTPUTS="vmlinuz linux-initrd.cpio.gz pvgrub-linux.elf pvgrub32-smoke.elf"
+OUTPUTS="vmlinuz linux-initrd.cpio.gz pvgrub-linux.elf pvgrub32-smoke.elf cloud-initrd.cpio.gz
+ cloud-root.img.gz cloud-data.img.gz cloudio"
 TMPFS_MIB=4                          # size of the tmpfs check's file
+CLOUD_DATA_MIB=64                    # the cloud guest's disk check writes this much
+CLOUD_NET_MIB=32                     # and sends this much each way
+# the cloud initramfs' modules, dependencies first (modinfo depends=)
+CLOUD_MODULES="lib/crc16 crypto/crc32c_generic fs/mbcache fs/jbd2/jbd2 fs/ext4/ext4
+ drivers/block/xen-blkfront drivers/net/xen-netfront"
 GRUB_MODS_COMMON="memdisk tar normal configfile echo test halt reboot ls cat minicmd"
 
 installed_version() { dpkg-query -W -f '${Version}' "$1" 2>/dev/null || true; }
@@ -50,14 +63,14 @@ installed_version() { dpkg-query -W -f '${Version}' "$1" 2>/dev/null || true; }
 KPKG=$(kernel_pkg)
 [ -n "$KPKG" ] || die "cannot resolve linux-image-amd64 to a kernel package (apt-get update?)"
 KVER=${KPKG#linux-image-}
-for p in grub-common grub-xen-bin cpio gcc libc6-dev; do
+for p in grub-common grub-xen-bin cpio gcc libc6-dev e2fsprogs; do
 	[ -n "$(installed_version "$p")" ] || die "package $p is not installed (apt-get install $p)"
 done
 versions=$(
 	# the candidates apt would download (what fetch_deb fetches), in one apt-cache call
-	apt-cache policy "$KPKG" busybox-static | awk '/^[^ ]/ { p = $1; sub(":$", "", p) }
+	apt-cache policy "$KPKG" busybox-static e2fsck-static | awk '/^[^ ]/ { p = $1; sub(":$", "", p) }
 		/^ *Candidate:/ { print p, $2 }'
-	for p in grub-common grub-xen-bin libc6-dev; do echo "$p $(installed_version "$p")"; done
+	for p in grub-common grub-xen-bin libc6-dev e2fsprogs; do echo "$p $(installed_version "$p")"; done
 	echo "gcc $(gcc -dumpfullversion)"
 )
 key=$(
@@ -101,6 +114,7 @@ cp "$tmp/k/boot/vmlinuz-$KVER" "$tmp/vmlinuz"
 say "compiling pvcheck.c"
 gcc -static -O2 -Wall -Wextra -Werror -s -o "$tmp/pvcheck" "$HERE/pvcheck.c"
 gcc -static -O2 -Wall -Wextra -Werror -s -pthread -o "$tmp/flushbench" "$HERE/flushbench.c"
+gcc -static -O2 -Wall -Wextra -Werror -s -o "$tmp/cloudio" "$HERE/cloudio.c"
 tmpfs_sha=$("$tmp/pvcheck" gen - $TMPFS_MIB | sha256sum | cut -d' ' -f1)
 
 # ---- 3. the initramfs ----
@@ -108,24 +122,22 @@ say "building linux-initrd.cpio.gz"
 bdeb=$(fetch_deb busybox-static)
 mkdir -p "$tmp/bb"
 dpkg-deb --fsys-tarfile "$bdeb" | tar -xf - -C "$tmp/bb" ./bin/busybox
-r=$tmp/root
-mkdir -p "$r/bin" "$r/sbin" "$r/usr/bin" "$r/usr/sbin" "$r/etc" "$r/dev" "$r/proc" "$r/sys" "$r/tmp" "$r/root"
-cp "$tmp/bb/bin/busybox" "$r/bin/busybox"
-for a in $("$r/bin/busybox" --list-full); do
-	[ "$a" = bin/busybox ] || [ -e "$r/$a" ] || ln -s /bin/busybox "$r/$a"
-done
-[ -L "$r/bin/sh" ] && [ -L "$r/sbin/poweroff" ] && [ -L "$r/usr/bin/sha256sum" ] ||
-	die "busybox lacks sh, poweroff or sha256sum"
-cp "$tmp/pvcheck" "$tmp/flushbench" "$r/bin/"
-cp "$HERE/init.sh" "$r/init"
-chmod 755 "$r/init" "$r/bin/busybox" "$r/bin/pvcheck" "$r/bin/flushbench"
-printf 'TMPFS_MIB=%s\nTMPFS_SHA256=%s\n' $TMPFS_MIB "$tmpfs_sha" >"$r/etc/pvcheck.conf"
-find "$r" -exec touch -h -d @0 {} +
-(cd "$r" && find . -mindepth 1 | sed 's|^\./||' | LC_ALL=C sort |
-	cpio -o -H newc -R 0:0 --reproducible --quiet) >"$tmp/initrd.cpio"
+# busybox_tree DIR [SKIP...]: a root with busybox and its applet links (except the SKIP paths)
+busybox_tree() {
+	_r=$1
+	shift
+	mkdir -p "$_r/bin" "$_r/sbin" "$_r/usr/bin" "$_r/usr/sbin" "$_r/etc" "$_r/dev" "$_r/proc" "$_r/sys" \
+		"$_r/tmp" "$_r/root"
+	cp "$tmp/bb/bin/busybox" "$_r/bin/busybox"
+	chmod 755 "$_r/bin/busybox"
+	for _a in $("$_r/bin/busybox" --list-full); do
+		case " $* " in *" $_a "*) continue ;; esac
+		[ "$_a" = bin/busybox ] || [ -e "$_r/$_a" ] || ln -s /bin/busybox "$_r/$_a"
+	done
+	[ -L "$_r/bin/sh" ] && [ -L "$_r/usr/bin/sha256sum" ] || die "busybox lacks sh or sha256sum"
+}
 
-# A second newc archive (the kernel unpacks concatenated ones) with the device node
-# dev/console (char 5:1), written by hand so no root or mknod is needed.
+# A newc entry written by hand: the device node dev/console (char 5:1) needs no root or mknod.
 newc_entry() { # name mode rdevmajor rdevminor
 	_n=$(($(printf %s "$1" | wc -c) + 1))
 	printf '070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%s\0' \
@@ -133,11 +145,85 @@ newc_entry() { # name mode rdevmajor rdevminor
 	_pad=$(((4 - (110 + _n) % 4) % 4))
 	[ $_pad = 0 ] || printf '\0\0\0' | head -c $_pad
 }
+
+# initramfs DIR OUT.gz: DIR as a reproducible newc archive, then a second one (the kernel unpacks
+# concatenated archives) with dev/console, gzipped.
+initramfs() {
+	find "$1" -exec touch -h -d @0 {} +
+	{
+		(cd "$1" && find . -mindepth 1 | sed 's|^\./||' | LC_ALL=C sort |
+			cpio -o -H newc -R 0:0 --reproducible --quiet)
+		newc_entry dev/console $((0020600)) 5 1
+		newc_entry TRAILER!!! 0 0 0
+	} | gzip -9n >"$2"
+}
+
+r=$tmp/root
+busybox_tree "$r"
+[ -L "$r/sbin/poweroff" ] || die "busybox lacks poweroff"
+cp "$tmp/pvcheck" "$tmp/flushbench" "$r/bin/"
+cp "$HERE/init.sh" "$r/init"
+chmod 755 "$r/init" "$r/bin/pvcheck" "$r/bin/flushbench"
+printf 'TMPFS_MIB=%s\nTMPFS_SHA256=%s\n' $TMPFS_MIB "$tmpfs_sha" >"$r/etc/pvcheck.conf"
+initramfs "$r" "$tmp/linux-initrd.cpio.gz"
+
+# ---- 3b. the cloud guest: an initramfs with the frontends, a root disk and a data disk ----
+say "building the cloud guest (initramfs with Debian's frontend modules, ext4 root and data disks)"
+mkdir -p "$tmp/km"
+dpkg-deb --fsys-tarfile "$kdeb" | tar -xf - -C "$tmp/km" $(for m in $CLOUD_MODULES; do
+	echo "./lib/modules/$KVER/kernel/$m.ko"; done)
+r=$tmp/cloud-initrd
+busybox_tree "$r"
+mkdir -p "$r/lib/modules"
+for m in $CLOUD_MODULES; do
+	cp "$tmp/km/lib/modules/$KVER/kernel/$m.ko" "$r/lib/modules/" || die "$KPKG lacks $m.ko"
+	echo "${m##*/}" >>"$r/etc/modules"
+done
+cp "$HERE/cloud-initramfs.sh" "$r/init"
+chmod 755 "$r/init"
+initramfs "$r" "$tmp/cloud-initrd.cpio.gz"
+
+edeb=$(fetch_deb e2fsck-static)
+mkdir -p "$tmp/e2"
+dpkg-deb --fsys-tarfile "$edeb" | tar -xf - -C "$tmp/e2" ./sbin/e2fsck.static
+r=$tmp/cloud-root
+busybox_tree "$r" sbin/init sbin/poweroff sbin/reboot
+mkdir -p "$r/var/lib/cloud"
+cp "$tmp/cloudio" "$r/bin/"
+cp "$tmp/e2/sbin/e2fsck.static" "$r/sbin/e2fsck"
+cp "$HERE/cloud-init.sh" "$r/sbin/init"
+cp "$HERE/cloud-halt.sh" "$r/sbin/poweroff"
+ln -s poweroff "$r/sbin/reboot"
+chmod 755 "$r/sbin/init" "$r/sbin/poweroff" "$r/sbin/e2fsck"
+cat >"$r/etc/udhcpc.script" <<'EOS'
+#!/bin/sh
+# udhcpc's hook: take the address dom0's udhcpd offers
+case $1 in
+bound | renew) ip addr flush dev "$interface"; ip addr add "$ip/${mask:-24}" dev "$interface" ;;
+deconfig) ip link set "$interface" up ;;
+esac
+EOS
+chmod 755 "$r/etc/udhcpc.script"
 {
-	newc_entry dev/console $((0020600)) 5 1
-	newc_entry TRAILER!!! 0 0 0
-} >>"$tmp/initrd.cpio"
-gzip -9n <"$tmp/initrd.cpio" >"$tmp/linux-initrd.cpio.gz"
+	echo "DOM0=10.0.0.1"
+	echo "DATA_MIB=$CLOUD_DATA_MIB"
+	echo "DATA_SHA=$("$tmp/cloudio" gen - $CLOUD_DATA_MIB 2>/dev/null | sha256sum | cut -d' ' -f1)"
+	echo "NET_MIB=$CLOUD_NET_MIB"
+	echo "NET_SHA=$("$tmp/cloudio" gen - $CLOUD_NET_MIB 2>/dev/null | sha256sum | cut -d' ' -f1)"
+} >"$r/etc/cloud.conf"
+# room for the 64 MiB file and the tools, with ext4's own overhead
+mkfs.ext4 -q -F -L cloud-root -E root_owner=0:0 -d "$r" "$tmp/cloud-root.img" $((CLOUD_DATA_MIB * 2 + 32))M ||
+	die "mkfs.ext4 -d of the cloud root failed"
+r=$tmp/cloud-data
+mkdir -p "$r/docs"
+cp "$HERE/cloud-init.sh" "$HERE/cloud-halt.sh" "$r/docs/"
+cp "$tmp/cloudio" "$r/"
+mkfs.ext4 -q -F -L cloud-data -E root_owner=0:0 -d "$r" "$tmp/cloud-data.img" 16M ||
+	die "mkfs.ext4 -d of the cloud data disk failed"
+for d in root data; do
+	e2fsck -n -f "$tmp/cloud-$d.img" >/dev/null 2>&1 || die "cloud-$d.img is not a clean ext4 image"
+	gzip -1n <"$tmp/cloud-$d.img" >"$tmp/cloud-$d.img.gz"
+done
 
 # ---- 4. PV GRUB images, each with a ustar memdisk ----
 mkmemdisk() { # dir tarfile
