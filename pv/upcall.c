@@ -83,7 +83,14 @@ void pv_evtchn_init(void)
     /* start_info's ports: interdomain to dom0 as the guest sees them, the shim's end in fact. On
      * Xen the console's number is held at L0 and the store's is L0's (hc_evtchn.c). */
     uint32_t held;
-    int con = pv_evtchn_hold_number(&held) ? -XEN_EIO : ev_alloc(t, EV_INTERDOMAIN, held);
+    int rc = pv_evtchn_hold_number(&held);
+
+    if (rc) {
+        /* a local number may later clash with a port L0 gives a frontend: that bind then fails */
+        pr_warn("events: L0 gave no port number for the guest's console (%d); using a local one\n", rc);
+        held = 0;
+    }
+    int con = ev_alloc(t, EV_INTERDOMAIN, held);
     int st = ev_alloc(t, EV_INTERDOMAIN, pv_dom.store_l0_port);
 
     ASSERT(con > 0 && st > 0);
