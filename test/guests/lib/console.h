@@ -16,6 +16,9 @@ long console_ring_init(void);
 bool console_ring_ready(void);
 
 void console_write(const char *s, size_t n);
+/* Before the guest goes: wait for the backend to take all it was given, then linger so that
+ * xenconsoled reads the last lines (see console.c). */
+void console_linger(void);
 /* One CONSOLEIO_write of exactly these bytes; returns Xen's result. */
 long console_io_write(const char *s, size_t n);
 

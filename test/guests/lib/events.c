@@ -196,6 +196,11 @@ static uint64_t pvclock_of(const struct vcpu_info *vi)
 	return ns;
 }
 
+uint64_t pvclock_ns_shared(void)
+{
+	return pvclock_of(&shared_info->vcpu_info[0]);
+}
+
 uint64_t pvclock_ns(void)
 {
 	return pvclock_of(events_vcpu);

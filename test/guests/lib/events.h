@@ -54,6 +54,8 @@ long sched_block(void);
 /* The pvclock of vCPU 0 (its vcpu_info time), in ns; pvclock_ns_on: of another vCPU, which
  * only that vCPU may read (its tsc_timestamp is taken on its own CPU). */
 uint64_t pvclock_ns(void);
+/* The same before events_init(): vCPU 0's time from shared_info (start.c maps it first). */
+uint64_t pvclock_ns_shared(void);
 uint64_t pvclock_ns_on(unsigned vcpu);
 
 #endif

@@ -30,6 +30,7 @@ static _Noreturn void shutdown(unsigned int reason)
 {
 	struct sched_shutdown s = { .reason = reason };
 
+	console_linger();
 	for (;;) {
 		hypercall_sched_op(SCHEDOP_shutdown, &s);
 		s.reason = SHUTDOWN_crash;	/* still here? try the harder way */
