@@ -26,6 +26,12 @@ void evtchn_unregister(uint32_t port)
         __atomic_store_n(&table[port].fn, NULL, __ATOMIC_RELEASE);
 }
 
+void evtchn_unregister_all(void)
+{
+    for (uint32_t p = 0; p < EVTCHN_PORTS; p++)
+        evtchn_unregister(p);
+}
+
 void evtchn_dispatch(uint32_t port)
 {
     evtchn_handler_t h = port < EVTCHN_PORTS ? __atomic_load_n(&table[port].fn, __ATOMIC_ACQUIRE) : NULL;

@@ -10,6 +10,7 @@ typedef void (*evtchn_handler_t)(uint32_t port, void *arg);
 
 int evtchn_register(uint32_t port, evtchn_handler_t h, void *arg);
 void evtchn_unregister(uint32_t port);
+void evtchn_unregister_all(void);       /* a new domain after a restore: no port is ours now */
 void evtchn_dispatch(uint32_t port);
 extern uint64_t evtchn_unhandled;
 

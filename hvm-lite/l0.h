@@ -50,6 +50,7 @@ struct l0_ops {
 
     /* The L0's xenstore ring for the guest: its frame and L0 port (NULL or an error: none). */
     int (*store_ring)(uint64_t move_to, uint64_t *pfn, uint32_t *port);   /* moved to that gfn if not 0 */
+    int (*store_ring_home)(uint64_t from);      /* back where L0 put it, from our gfn (a suspend) */
 
     /* The guest's balloon: give these frames (our guest-physical gfns) back to L0, or have L0
      * back them again. Both return how many, from the first, were done (L0 stops at a failure). */
@@ -69,6 +70,13 @@ struct l0_ops {
     void (*report_counters)(void);      /* what we cost the L0 (hypercalls by op), at shutdown */
     const uint64_t *hcall_count;        /* hypercalls to L0 by number, [64] (NULL: none) */
     void (*shutdown)(unsigned reason) __noreturn;  /* reason: SHUTDOWN_* */
+    /* Save and restore (NULL: the L0 cannot). suspend asks L0 to save us: 0 when we run again in
+     * a new domain, 1 when it was cancelled, or an error. In a new domain the BSP calls resume
+     * first (shared pages, its own registrations, the console), then every CPU cpu_resume on
+     * itself. */
+    long (*suspend)(void);
+    int (*resume)(void);
+    int (*cpu_resume)(struct cpu *c);
 };
 
 extern const struct l0_ops *l0;

@@ -425,6 +425,78 @@ static void xen_report_counters(void)
     pr_info("hypercalls to L0:%s\n", n ? buf : " none");
 }
 
+/* SHUTDOWN_suspend at L0: the toolstack saves the domain. L0's answer: 0 when we run again in a
+ * new domain (restored, or migrated), 1 when the suspend was cancelled (xl save -c, a failed
+ * save: libxc writes 1 into our rax), or an error. */
+static long xen_suspend(void)
+{
+    struct sched_shutdown s = { .reason = SHUTDOWN_suspend };
+
+    return HYPERVISOR_sched_op(SCHEDOP_shutdown, &s);
+}
+
+/* This CPU in a new domain: none of its registrations came along (vcpu_info, upcall vector,
+ * runstate area). Each CPU must do its own: L0 takes a vcpu_info only from its vCPU. */
+static int xen_cpu_resume(struct cpu *c)
+{
+    c->l0_vcpu_info = NULL;
+    l0_runstate_on[c->id] = false;
+    int rc = xen_cpu_init(c);
+    if (rc)
+        return rc;
+    /* the new vcpu_info starts as shared_info's zeroed slot: wait for L0 to write our clock */
+    const volatile struct vcpu_time_info *t = c->l0_time;
+    for (unsigned i = 0; i < 1000 && !t->tsc_to_system_mul; i++)
+        HYPERVISOR_sched_op(SCHEDOP_yield, NULL);
+    return t->tsc_to_system_mul ? 0 : ERR(-XEN_ENODEV);
+}
+
+/* The BSP, first, in a new domain: shared_info goes back at its gfn (the restore left a plain
+ * page there), every port masked and forgotten (L0 has none of them now), the console ring
+ * with its new port. The store ring and grant frames are the guest side's (pv/suspend.c). */
+static int xen_resume(void)
+{
+    struct xen_add_to_physmap xatp = {
+        .domid = DOMID_SELF, .space = XENMAPSPACE_shared_info, .idx = 0, .gpfn = shared_gpfn,
+    };
+    long rc = HYPERVISOR_memory_op(XENMEM_add_to_physmap, &xatp);
+
+    if (rc)
+        return ERR((int)rc);
+    memset(xen_shared->evtchn_mask, 0xff, sizeof(xen_shared->evtchn_mask));
+    evtchn_unregister_all();
+    callback_param_set = false;
+    int err = xen_cpu_resume(this_cpu());
+    if (err)
+        return err;
+    xen_console_resume();
+    return 0;
+}
+
+/* Before a suspend: the store ring's frame back at the gfn L0's HVM_PARAM_STORE_PFN names (the
+ * toolstack saves, clears and reintroduces the ring there), from our gfn `from`. Then a write
+ * through that gfn: a live migration sent its memory before this move, and only a page written
+ * since goes again in its last round (the move alone left the gfn a hole at the other end). */
+static int xen_store_ring_home(uint64_t from)
+{
+    static volatile uint32_t *home;
+    struct xen_hvm_param p = { .domid = DOMID_SELF, .index = HVM_PARAM_STORE_PFN };
+    long rc = HYPERVISOR_hvm_op(HVMOP_get_param, &p);
+
+    if (rc)
+        return ERR((int)rc);
+    if (p.value == from)
+        return 0;
+    if (!home && !(home = ioremap(p.value << PAGE_SHIFT, PAGE_SIZE, PTE_RW)))
+        return ERR(-XEN_ENOMEM);
+    struct xen_add_to_physmap xatp = { .domid = DOMID_SELF, .space = XENMAPSPACE_gmfn, .idx = from,
+                                       .gpfn = p.value };
+    if ((rc = HYPERVISOR_memory_op(XENMEM_add_to_physmap, &xatp)))
+        return ERR((int)rc);
+    *home = *home;
+    return 0;
+}
+
 static __noreturn void xen_shutdown(unsigned reason)
 {
     struct sched_shutdown s = { .reason = reason };
@@ -470,6 +542,7 @@ const struct l0_ops l0_xen = {
     .grant_query_size = xen_grant_query_size,
     .grant_frame = xen_grant_frame,
     .store_ring = xen_store_ring,
+    .store_ring_home = xen_store_ring_home,
     .release_frames = xen_release_frames,
     .populate_frames = xen_populate_frames,
     .flush_tlb = xen_flush_tlb,
@@ -479,4 +552,7 @@ const struct l0_ops l0_xen = {
     .report_counters = xen_report_counters,
     .hcall_count = xen_hcall_count,
     .shutdown = xen_shutdown,
+    .suspend = xen_suspend,
+    .resume = xen_resume,
+    .cpu_resume = xen_cpu_resume,
 };

@@ -94,8 +94,11 @@ static void ring_event(uint32_t port, void *arg)
 }
 
 /* The port also fires when xenconsoled took output; the reader then finds nothing, cheaply. */
+static bool input_started;
+
 static void ring_input_start(void)
 {
+    input_started = true;
     if (ring_port && evtchn_register(ring_port, ring_event, NULL) == 0 && l0->evtchn_unmask)
         l0->evtchn_unmask(ring_port);
 }
@@ -145,6 +148,19 @@ void xen_console_init(void)
     ring = r;
     if (!was_there)
         console_register(&sink_pv, true, true);
+}
+
+/* The ring stays at its gfn; the restore zeroed it (our indexes live in it) and the toolstack
+ * gave it a new port. */
+void xen_console_resume(void)
+{
+    uint64_t port = 0;
+
+    if (!ring || get_param(HVM_PARAM_CONSOLE_EVTCHN, &port))
+        return;
+    ring_port = (uint32_t)port;
+    if (input_started)
+        ring_input_start();
 }
 
 void xen_console_report(void)

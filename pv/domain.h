@@ -76,6 +76,8 @@ struct pv_vcpu {
     volatile bool nmi_pending;          /* VCPUOP_send_nmi, until delivered (nmi.c) */
     bool nmi_masked;                    /* in its NMI handler: until the next iret */
     volatile bool timers_changed;       /* another vCPU changed its timers: its CPU re-arms them */
+    volatile bool held;                 /* stopped on its way to the guest while a suspend is on */
+    uint32_t l0_gen;                    /* pv_dom.l0_gen when its CPU last registered with L0 */
     struct pv_vcpu_start {              /* VCPUOP_initialise's state for the CPU, until it starts */
         struct cpu_user_regs regs;
         uint64_t gdt_frames[16], gdt_ents, ldt_base, ldt_ents;
@@ -84,6 +86,7 @@ struct pv_vcpu {
 };
 
 #define PV_MAX_VCPUS EV_MAX_VCPUS
+#define PV_DEFAULT_PERIOD_NS 10000000ull    /* a vCPU's periodic timer, as Xen starts it: 10 ms */
 
 /* How often a halted vCPU looks again whether its wakeup came (hc_sched.c, vcpu.c): 10 timer
  * exits a second per idle vCPU. */
@@ -114,6 +117,9 @@ struct pv_domain {
     unsigned console_port, store_port;  /* the guest's ports for them (start_info; upcall.c) */
 
     uint32_t shutdown_code;             /* SCHEDOP_shutdown_code: ~0 none */
+    volatile bool suspending;           /* a vCPU's SHUTDOWN_suspend is on: the others hold */
+    volatile uint32_t l0_gen;           /* the L0 domain we run in: +1 at each restore (suspend.c) */
+    uint64_t nr_suspends, nr_restores;
 
     struct ev_table ev;                 /* the guest's event channels */
     struct pv_vcpu vcpu[PV_MAX_VCPUS];
@@ -209,6 +215,15 @@ long pv_vcpu_up(struct pv_vcpu *v);
 long pv_vcpu_down(struct pv_vcpu *v);
 bool pv_vcpu_is_up(const struct pv_vcpu *v);
 void pv_vcpu_kick(struct pv_vcpu *v);   /* make v's CPU look at v (no-op for this CPU's own) */
+/* suspend.c: SHUTDOWN_suspend (0 resumed in a new domain, 1 cancelled, or an error); the others'
+ * hold on their way to the guest, and each CPU's L0 registrations after a restore. */
+long pv_suspend(struct pv_vcpu *me, uint64_t srec);
+long pv_sched_shutdown(unsigned reason, uint64_t srec);     /* hc_sched.c: sched_op and its compat */
+void pv_suspend_hold(struct pv_vcpu *v);
+void pv_suspend_cpu_check(void);
+void pv_evtchn_init(void);              /* upcall.c: the guest's table, with start_info's two ports */
+void pv_console_flush(void);            /* console.c: what the guest wrote, out to the shim's log */
+void pv_grant_resume(void);             /* hc_grant.c: the grant frames at L0 again (a new domain) */
 void pv_vcpu_park(struct pv_vcpu *v);   /* on its way back to the guest: stay while it is down */
 void pv_timers_changed(struct pv_vcpu *v);  /* apply timer changes made for v (any CPU) */
 

@@ -10,14 +10,12 @@
 #include "hypercall.h"
 #include "xerrno.h"
 
-long pv_sched_shutdown(unsigned reason);       /* hc_sched.c */
-
 long hc_sched_op_compat(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t a5)
 {
     int c = (int)cmd;                   /* an int in Xen's prototype */
 
     if (c == SCHEDOP_shutdown)
-        return pv_sched_shutdown((uint8_t)arg);     /* Xen takes the low byte */
+        return pv_sched_shutdown((uint8_t)arg, a3);     /* Xen takes the low byte */
     return c == SCHEDOP_yield || c == SCHEDOP_block ? hc_sched_op((uint64_t)c, 0, 0, 0, 0) : -XEN_ENOSYS;
 }
 

@@ -74,6 +74,19 @@ static int new_frame(unsigned i)
     return 0;
 }
 
+/* A new domain after a restore: the frames the guest has are plain copies now; L0's new table
+ * goes back under them (its entries are the toolstack's seeds; frontends grant again). */
+void pv_grant_resume(void)
+{
+    spin_lock(&lock);
+    for (unsigned i = 0; i < nr_set_up && l0->grant_frame; i++) {
+        int rc = frames[i] ? l0->grant_frame(i, frames[i]) : 0;
+        if (rc)
+            pr_err("gnttab: frame %u cannot go back at %#lx after the restore (%d)\n", i, frames[i], rc);
+    }
+    spin_unlock(&lock);
+}
+
 static long setup_table(uint64_t arg)
 {
     struct gnttab_setup_table s;

@@ -18,8 +18,6 @@
 
 #define POLL_MAX_PORTS 128              /* Xen's limit */
 
-void pv_console_flush(void);
-
 static const char *reason_name(unsigned r)
 {
     static const char *const names[] = { "poweroff", "reboot", "suspend", "crash", "watchdog", "soft_reset" };
@@ -132,11 +130,14 @@ static long poll(struct pv_vcpu *v, uint64_t arg)
     return 0;
 }
 
-/* SCHEDOP_shutdown's reason, from sched_op or sched_op_compat: returns only if it is refused. */
-long pv_sched_shutdown(unsigned reason)
+/* SCHEDOP_shutdown's reason, from sched_op or sched_op_compat: returns only if it is refused,
+ * or for a suspend (srec: the guest's start_info frame), when the guest runs again. */
+long pv_sched_shutdown(unsigned reason, uint64_t srec)
 {
-    if (reason > SHUTDOWN_MAX || reason == SHUTDOWN_suspend)
-        return -XEN_EINVAL;             /* suspend needs save/restore support: later */
+    if (reason > SHUTDOWN_MAX)
+        return -XEN_EINVAL;
+    if (reason == SHUTDOWN_suspend)
+        return pv_suspend(pv_current(), srec);
     pv_shutdown(reason);
 }
 
@@ -158,7 +159,7 @@ long hc_sched_op(uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t 
     case SCHEDOP_shutdown:
         if (copy_from_guest(&s, arg, sizeof(s)))
             return -XEN_EFAULT;
-        return pv_sched_shutdown(s.reason);
+        return pv_sched_shutdown(s.reason, a3);
     case SCHEDOP_shutdown_code:
         if (copy_from_guest(&s, arg, sizeof(s)))
             return -XEN_EFAULT;

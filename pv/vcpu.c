@@ -38,6 +38,7 @@ static void kick_irq(struct cpu_regs *r)
     struct pv_vcpu *v = pv_current();
 
     v->kicks_taken++;
+    pv_suspend_cpu_check();             /* after a restore: this CPU's L0 registrations first */
     if (__atomic_exchange_n(&v->timers_changed, false, __ATOMIC_ACQ_REL))
         pv_timers_changed(v);
 }
@@ -262,6 +263,7 @@ long pv_vcpu_down(struct pv_vcpu *v)
 /* Interrupts are off; r is the frame back to the guest. */
 void pv_vcpu_park(struct pv_vcpu *v)
 {
+    pv_suspend_hold(v);                 /* a suspend on another vCPU: not into the guest now */
     if (!READ_ONCE(v->down))
         return;
     uint64_t kicked = v->kicks_taken;

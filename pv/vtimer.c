@@ -46,7 +46,7 @@ void pv_vcpu_init(struct pv_vcpu *v, unsigned id)
     v->id = id;
     v->vi = &pv_dom.shared->vcpu_info[id];
     v->vi->evtchn_upcall_mask = 1;      /* events masked until the guest is ready, as Xen starts it */
-    v->period_ns = 10 * MS;
+    v->period_ns = PV_DEFAULT_PERIOD_NS;
     timer_init(&v->singleshot, singleshot_fn, v);
     timer_init(&v->periodic, periodic_fn, v);
     timer_init(&v->poll, poll_fn, v);
