@@ -338,6 +338,14 @@ static int xen_store_ring(uint64_t move_to, uint64_t *pfn, uint32_t *port)
         if ((rc = HYPERVISOR_memory_op(XENMEM_add_to_physmap, &xatp)))
             return ERR((int)rc);
         *pfn = move_to;
+        /* and L0's gfn gets a plain page in its place (the one move_to gave back): a live
+         * migration sends what is there before the ring comes home at the suspend, and the
+         * toolstack must find a page there at the other end */
+        xen_pfn_t gfn = p.value;
+        struct xen_memory_reservation r = { .nr_extents = 1, .extent_order = 0, .domid = DOMID_SELF };
+        set_xen_guest_handle(r.extent_start, &gfn);
+        if (HYPERVISOR_memory_op(XENMEM_populate_physmap, &r) != 1)
+            pr_warn("no page for the store ring's gfn %#lx: a live migration may lose the ring\n", p.value);
     }
     p.index = HVM_PARAM_STORE_EVTCHN;
     if ((rc = HYPERVISOR_hvm_op(HVMOP_get_param, &p)))
@@ -474,12 +482,10 @@ static int xen_resume(void)
 }
 
 /* Before a suspend: the store ring's frame back at the gfn L0's HVM_PARAM_STORE_PFN names (the
- * toolstack saves, clears and reintroduces the ring there), from our gfn `from`. Then a write
- * through that gfn: a live migration sent its memory before this move, and only a page written
- * since goes again in its last round (the move alone left the gfn a hole at the other end). */
+ * toolstack saves, clears and reintroduces the ring there), from our gfn `from`; the page that
+ * held its place there goes back to L0. */
 static int xen_store_ring_home(uint64_t from)
 {
-    static volatile uint32_t *home;
     struct xen_hvm_param p = { .domid = DOMID_SELF, .index = HVM_PARAM_STORE_PFN };
     long rc = HYPERVISOR_hvm_op(HVMOP_get_param, &p);
 
@@ -487,14 +493,10 @@ static int xen_store_ring_home(uint64_t from)
         return ERR((int)rc);
     if (p.value == from)
         return 0;
-    if (!home && !(home = ioremap(p.value << PAGE_SHIFT, PAGE_SIZE, PTE_RW)))
-        return ERR(-XEN_ENOMEM);
     struct xen_add_to_physmap xatp = { .domid = DOMID_SELF, .space = XENMAPSPACE_gmfn, .idx = from,
                                        .gpfn = p.value };
-    if ((rc = HYPERVISOR_memory_op(XENMEM_add_to_physmap, &xatp)))
-        return ERR((int)rc);
-    *home = *home;
-    return 0;
+    rc = HYPERVISOR_memory_op(XENMEM_add_to_physmap, &xatp);
+    return rc ? ERR((int)rc) : 0;
 }
 
 static __noreturn void xen_shutdown(unsigned reason)

@@ -54,7 +54,7 @@ static const struct hc_entry table[64] = {
     H(mmuext_op, hc_mmuext_op),
     R(xsm_op, -XEN_ENOSYS),
     H(nmi_op, hc_nmi_op),                   /* register/unregister: trap vector 2 */
-    H(sched_op, hc_sched_op),               /* remote_shutdown -EPERM, suspend -EINVAL */
+    H(sched_op, hc_sched_op),               /* remote_shutdown -EPERM; suspend: L0 saves us (pv/suspend.c; -EINVAL standalone) */
     H(callback_op, hc_callback_op),
     R(xenoprof_op, -XEN_ENOSYS),
     F(event_channel_op, hc_event_channel_op),   /* VIRQ/IPI local; interdomain and store to L0 */
