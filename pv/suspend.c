@@ -114,10 +114,16 @@ static void reset_guest(start_info_t *si)
         v->runstate_area = 0;
         v->time_area = 0;
     }
-    /* nothing stays pending from the old domain's ports; masks are the guest's to reset */
+    /* as the toolstack leaves a restored PV guest's shared_info: every port masked, none
+     * pending. The guest unmasks what it binds again; one it keeps masked (Linux's spinlock
+     * kicker, which it only polls) must not inherit an old port's clear mask: 2 vCPUs of Linux
+     * hit BUG() in its dummy handler at the first kick after a restore. */
     memset(pv_dom.shared->evtchn_pending, 0, sizeof(pv_dom.shared->evtchn_pending));
-    for (unsigned i = 0; i < pv_dom.nr_vcpus; i++)
+    memset(pv_dom.shared->evtchn_mask, 0xff, sizeof(pv_dom.shared->evtchn_mask));
+    for (unsigned i = 0; i < pv_dom.nr_vcpus; i++) {
         WRITE_ONCE(pv_dom.shared->vcpu_info[i].evtchn_pending_sel, 0);
+        WRITE_ONCE(pv_dom.shared->vcpu_info[i].evtchn_upcall_pending, 0);
+    }
     pv_evtchn_init();                   /* the console and store ports, with L0's new numbers */
     pv_grant_resume();
     /* as the toolstack rewrites a restored PV guest's start_info: frames, not pfns, again */
