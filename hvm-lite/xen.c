@@ -323,6 +323,27 @@ static uint64_t xen_wallclock_base(void)
     return (((uint64_t)hi << 32) | sec) * 1000000000ull + nsec;
 }
 
+/* XENMEM_decrease_reservation / populate_physmap on our own domain, order 0, in batches of at
+ * most a page of gfns (what L0 handles without a continuation). */
+#define L0_BATCH 512
+
+static unsigned reservation_op(unsigned op, const uint64_t *gfns, unsigned n)
+{
+    unsigned done = 0;
+
+    while (done < n) {
+        unsigned k = MIN(n - done, L0_BATCH);
+        struct xen_memory_reservation r = { .nr_extents = k, .extent_order = 0, .domid = DOMID_SELF };
+        set_xen_guest_handle(r.extent_start, (xen_pfn_t *)(uintptr_t)(gfns + done));
+        long rc = HYPERVISOR_memory_op(op, &r);
+        if (rc > 0)
+            done += (unsigned)MIN((unsigned long)rc, k);
+        if (rc != (long)k)
+            break;
+    }
+    return done;
+}
+
 static int xen_store_ring(uint64_t move_to, uint64_t *pfn, uint32_t *port)
 {
     struct xen_hvm_param p = { .domid = DOMID_SELF, .index = HVM_PARAM_STORE_PFN };
@@ -341,10 +362,8 @@ static int xen_store_ring(uint64_t move_to, uint64_t *pfn, uint32_t *port)
         /* and L0's gfn gets a plain page in its place (the one move_to gave back): a live
          * migration sends what is there before the ring comes home at the suspend, and the
          * toolstack must find a page there at the other end */
-        xen_pfn_t gfn = p.value;
-        struct xen_memory_reservation r = { .nr_extents = 1, .extent_order = 0, .domid = DOMID_SELF };
-        set_xen_guest_handle(r.extent_start, &gfn);
-        if (HYPERVISOR_memory_op(XENMEM_populate_physmap, &r) != 1)
+        uint64_t gfn = p.value;
+        if (reservation_op(XENMEM_populate_physmap, &gfn, 1) != 1)
             pr_warn("no page for the store ring's gfn %#lx: a live migration may lose the ring\n", p.value);
     }
     p.index = HVM_PARAM_STORE_EVTCHN;
@@ -370,27 +389,6 @@ static int xen_grant_frame(unsigned idx, uint64_t gfn)
     long rc = HYPERVISOR_memory_op(XENMEM_add_to_physmap, &xatp);
 
     return rc ? ERR((int)rc) : 0;
-}
-
-/* XENMEM_decrease_reservation / populate_physmap on our own domain, order 0, in batches of at
- * most a page of gfns (what L0 handles without a continuation). */
-#define L0_BATCH 512
-
-static unsigned reservation_op(unsigned op, const uint64_t *gfns, unsigned n)
-{
-    unsigned done = 0;
-
-    while (done < n) {
-        unsigned k = MIN(n - done, L0_BATCH);
-        struct xen_memory_reservation r = { .nr_extents = k, .extent_order = 0, .domid = DOMID_SELF };
-        set_xen_guest_handle(r.extent_start, (xen_pfn_t *)(uintptr_t)(gfns + done));
-        long rc = HYPERVISOR_memory_op(op, &r);
-        if (rc > 0)
-            done += (unsigned)MIN((unsigned long)rc, k);
-        if (rc != (long)k)
-            break;
-    }
-    return done;
 }
 
 static unsigned xen_release_frames(const uint64_t *gfns, unsigned n)
