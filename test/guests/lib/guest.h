@@ -25,6 +25,8 @@ extern start_info_t *start_info;
 extern unsigned long boot_rsp;
 /* start_info->shared_info mapped at a page of our own, or NULL if that failed. */
 extern shared_info_t *shared_info;
+/* Map start_info->shared_info there (again, after a resume in a new domain): 0 or the error. */
+long shared_info_map(void);
 
 /* The image's bounds (link.ld). */
 extern char _image_start[], _image_end[];

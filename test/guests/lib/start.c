@@ -12,7 +12,7 @@ shared_info_t *shared_info;
 
 static char shared_info_page[4096] __attribute__((aligned(4096)));
 
-static long map_shared_info(void)
+long shared_info_map(void)
 {
 	uint64_t pte = (start_info->shared_info & ~(PAGE_SIZE - 1)) | PTE_PRESENT | PTE_RW |
 		       PTE_USER | PTE_ACCESSED | PTE_DIRTY;
@@ -37,7 +37,7 @@ _Noreturn void guest_start(void)
 	rc = traps_init();
 	if (rc)
 		test_fail("set_trap_table: %ld %s", rc, errno_name(rc));
-	rc = map_shared_info();
+	rc = shared_info_map();
 	if (rc)
 		test_fail("mapping shared_info: %ld %s", rc, errno_name(rc));
 	rc = hypercall_update_va_mapping(0, 0, UVMF_INVLPG);

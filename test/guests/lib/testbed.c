@@ -1,8 +1,7 @@
 /* testbed.c: the run's facts from the command line (testbed.h). */
 #include "guest.h"
 
-/* The value of the command-line word "key=value" into buf (cut to size); false if absent. */
-static bool word_value(const char *key, char *buf, size_t size)
+bool cmdline_word(const char *key, char *buf, size_t size)
 {
 	const char *p = (const char *)start_info->cmd_line;
 	const char *end = p + strnlen(p, sizeof(start_info->cmd_line));
@@ -28,7 +27,7 @@ static bool word_value(const char *key, char *buf, size_t size)
 
 static const char *fact(const char *key, char *buf, size_t size)
 {
-	if (!word_value(key, buf, size))
+	if (!cmdline_word(key, buf, size))
 		test_fail("no %s= on the command line: test/run-guest passes it, and this test's "
 			  "expectations differ by shim or L0", key);
 	return buf;

@@ -9,6 +9,7 @@
 #define GUEST_TESTBED_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* The word's value; test_fail() if run-guest did not pass it (the kernel was booted by hand). */
 const char *testbed_shim(void);
@@ -17,4 +18,6 @@ const char *testbed_l0(void);
 /* testbed_shim() is "stock" or "ours"; any other shim fails the test (it has no expectation). */
 bool testbed_ours(void);
 
+/* The value of the command-line word "key=value" into buf (cut to size); false if absent. */
+bool cmdline_word(const char *key, char *buf, size_t size);
 #endif
