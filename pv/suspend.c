@@ -158,7 +158,7 @@ long pv_suspend(struct pv_vcpu *me, uint64_t srec)
             pr_warn("suspend: another vCPU did not stop within 2 s: refused (-EBUSY)\n");
             return ERR(-XEN_EBUSY);
         }
-        cpu_relax();
+        cpu_yield();                    /* on one pCPU the others reach their hold sooner */
     }
     int rc = pv_dom.store_l0_port && l0->store_ring_home ? l0->store_ring_home(pv_dom.store_mfn) : 0;
     if (rc) {

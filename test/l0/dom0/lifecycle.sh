@@ -9,6 +9,13 @@ say() { echo "$(cut -d' ' -f1 /proc/uptime) $*"; }
 ok() { echo "CHECK dom0:$1 ok $2"; }
 fail() {
 	echo "CHECK dom0:$1 FAIL $2"
+	# our shim answers an NMI with each CPU's state on the console (the stock shim ignores it)
+	_n=$(xl vcpu-list "$NAME" 2>/dev/null | awk 'NR > 1' | wc -l)
+	if [ "${_n:-0}" -gt 0 ]; then
+		say "an NMI to each of its $_n vCPUs first (the shim's state report)"
+		for _v in $(seq 0 $((_n - 1))); do xl trigger "$NAME" nmi "$_v" >/dev/null 2>&1; done
+		sleep 3
+	fi
 	say "destroying $NAME after this failure"
 	xl destroy "$NAME" 2>&1
 	! command -v on_fail >/dev/null || on_fail
