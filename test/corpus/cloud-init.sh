@@ -113,6 +113,8 @@ persist_check() {
 
 # The controls, watched from inside while dom0 drives them: each change is reported.
 # A CPU that comes back present is onlined as udev does, then given work; pause shows as a gap.
+# ncpus LIST: how many CPUs a sysfs CPU list ("0-2,4") names
+ncpus() { echo "$1" | tr ',' '\n' | awk -F- '{ n += (NF == 2 ? $2 - $1 + 1 : 1) } END { print n + 0 }'; }
 watch_controls() {
 	cloudio gapwatch 1500 | while read -r _l; do echo "CONTROL $_l"; done &
 	_on=$(cat /sys/devices/system/cpu/online) _mem=$(awk '/^MemTotal/{print $2}' /proc/meminfo) _went=
@@ -126,7 +128,7 @@ watch_controls() {
 		_n=$(cat /sys/devices/system/cpu/online)
 		if [ "$_n" != "$_on" ]; then
 			echo "CONTROL cpus online $_n"
-			case $_n in *-*) ;; *) _went=$_on ;; esac
+			[ "$(ncpus "$_n")" -ge "$(ncpus "$_on")" ] || _went=$_on
 			if [ -n "$_went" ] && [ "$_n" = "$_went" ]; then
 				_cpu=${_n##*-}
 				_ran=$(taskset -c $_cpu awk '{print $39}' /proc/self/stat)

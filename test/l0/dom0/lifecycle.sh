@@ -9,7 +9,10 @@ say() { echo "$(cut -d' ' -f1 /proc/uptime) $*"; }
 ok() { echo "CHECK dom0:$1 ok $2"; }
 fail() {
 	echo "CHECK dom0:$1 FAIL $2"
-	# our shim answers an NMI with each CPU's state on the console (the stock shim ignores it)
+	# a Linux guest dumps its blocked tasks and every CPU's stack (xenbus's control/sysrq); our
+	# shim answers an NMI with each CPU's state on the console (the stock shim ignores it)
+	xl sysrq "$NAME" w >/dev/null 2>&1 && sleep 3
+	xl sysrq "$NAME" l >/dev/null 2>&1 && sleep 3
 	_n=$(xl vcpu-list "$NAME" 2>/dev/null | awk 'NR > 1' | wc -l)
 	if [ "${_n:-0}" -gt 0 ]; then
 		say "an NMI to each of its $_n vCPUs first (the shim's state report)"
