@@ -26,7 +26,7 @@
  * rounds, as the driver does; N is the wall time across the call, the downtime it saw).
  *
  * Expect: ours PASS on xen. stock XFAIL on xen: a restored guest's ports keep their old mask
- * bits (README, known bugs). No toolstack standalone: no line for l0=none.
+ * bits (test/README.md, known bugs). No toolstack standalone: no line for l0=none.
  */
 #include "guest.h"
 #include "events.h"
