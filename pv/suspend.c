@@ -87,6 +87,8 @@ void pv_suspend_cpu_check(void)
     timer_cancel(&v->singleshot);
     v->period_ns = PV_DEFAULT_PERIOD_NS;
     pv_timers_changed(v);               /* the VIRQ is unbound now: stops the periodic timer */
+    if (v->started)
+        pv_time_update();               /* the new domain's clock line, before the guest reads it */
 }
 
 static void cpu_check_call(void *arg)
@@ -193,6 +195,7 @@ long pv_suspend(struct pv_vcpu *me, uint64_t srec)
         me->period_ns = PV_DEFAULT_PERIOD_NS;
         reset_guest(si);
         pv_timers_changed(me);
+        pv_time_update();               /* the version L0 numbers its new record with may be the old one */
     } else if (pv_dom.store_l0_port && l0->store_ring(pv_dom.store_mfn, &pfn, &port)) {
         pr_err("suspend: the xenstore ring did not come back to our frame\n");
     }
