@@ -221,10 +221,7 @@ static uint64_t xen_now_ns(void)
     if (!this_cpu()->l0_time)
         return 0;
     xen_clock_line(&l);
-    uint64_t tsc = rdtsc();
-    /* a TSC behind the record's start: a record from before a restore, not yet rewritten by the
-     * new domain's L0 (2^64 cycles on, read as it stands); its start is as far as it goes */
-    return (int64_t)(tsc - l.tsc0) >= 0 ? clock_line_ns(&l, tsc) : l.ns0;
+    return clock_line_ns(&l, rdtsc());      /* a record from before a restore reads as its start */
 }
 
 static uint32_t xen_clock_gen(void)

@@ -57,10 +57,7 @@ void pv_time_update(void)
         return;                             /* the guest has this line already: no rdtsc (an L0 exit) */
     } else {
         uint64_t tsc = rdtsc();
-        /* the old line at this TSC; a TSC behind the old line's start (a restored domain's TSC
-         * need not go on from the old one's) would read as 2^64 cycles on: its start then */
-        uint64_t was_ns = (int64_t)(tsc - was.tsc0) >= 0 ? clock_line_ns(&was, tsc) : was.ns0;
-        int64_t ahead = (int64_t)(was_ns - clock_line_ns(&l, tsc));
+        int64_t ahead = (int64_t)(clock_line_ns(&was, tsc) - clock_line_ns(&l, tsc));
         if (ahead < 0)
             ahead = 0;
         if ((uint64_t)ahead > v->clock_ahead + 1000) {  /* a new step back held off, not a rounding */

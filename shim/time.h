@@ -33,8 +33,12 @@ static inline uint64_t scale_64_32(uint64_t v, uint32_t mul32, int shift)
 }
 
 /* The time a clock line gives at TSC value tsc. */
+/* A TSC behind the line's start (a record from before a restore, whose TSC need not go on from
+ * the old domain's) reads as the start, not as 2^64 cycles on. */
 static inline uint64_t clock_line_ns(const struct clock_line *l, uint64_t tsc)
 {
+    if ((int64_t)(tsc - l->tsc0) < 0)
+        return l->ns0;
     return l->ns0 + scale_64_32(tsc - l->tsc0, l->mul, l->shift);
 }
 

@@ -5,8 +5,8 @@ PVSHIM_CACHE=${PVSHIM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pvshim}
 # The Xen L0's state folder (test/l0/l0). L0_SLOT=N (2-8) names a further L0 beside the first, with
 # its own QEMU, dom0 and job queue: run-tests --jobs 2 runs one per core.
 case "${L0_SLOT:-1}" in [1-8]) ;; *) printf '%s: error: L0_SLOT must be 1..8, not "%s"\n' "${0##*/}" "$L0_SLOT" >&2; exit 2 ;; esac
-L0_RUN=$PVSHIM_CACHE/l0-run
-[ "${L0_SLOT:-1}" = 1 ] || L0_RUN=$PVSHIM_CACHE/l0-run-$L0_SLOT
+l0_run_dir() { if [ "$1" = 1 ]; then echo "$PVSHIM_CACHE/l0-run"; else echo "$PVSHIM_CACHE/l0-run-$1"; fi; }
+L0_RUN=$(l0_run_dir "${L0_SLOT:-1}")
 
 say() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
