@@ -1,8 +1,8 @@
 /* acpi.c: locates the RSDP (given, or by the BIOS search), walks RSDT/XSDT to the MADT, lists LAPIC ids. */
-#include "acpi.h"
-#include "debug.h"
-#include "paging.h"
-#include "xerrno.h"
+#include "shim/acpi.h"
+#include "shim/debug.h"
+#include "shim/paging.h"
+#include "shim/xerrno.h"
 
 struct __packed acpi_rsdp {
     char sig[8];

@@ -2,7 +2,7 @@
 #ifndef SHIM_ACPI_H
 #define SHIM_ACPI_H
 
-#include "lib.h"
+#include "shim/lib.h"
 
 struct acpi_cpus {
     uint64_t rsdp;                      /* where it was found, 0 if not */

@@ -1,14 +1,14 @@
 /* apic.c: local APIC driver: x2APIC MSRs or xAPIC MMIO, IPIs, INIT-SIPI, one-shot / TSC-deadline timer. */
-#include "apic.h"
-#include "config.h"
-#include "console.h"
-#include "cpu.h"
-#include "debug.h"
-#include "paging.h"
-#include "stats.h"
-#include "time.h"
-#include "x86.h"
-#include "xerrno.h"
+#include "shim/apic.h"
+#include "shim/config.h"
+#include "shim/console.h"
+#include "shim/cpu.h"
+#include "shim/debug.h"
+#include "shim/paging.h"
+#include "shim/stats.h"
+#include "shim/time.h"
+#include "shim/x86.h"
+#include "shim/xerrno.h"
 
 #define APIC_ID        0x020
 #define APIC_TPR       0x080

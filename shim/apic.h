@@ -2,7 +2,7 @@
 #ifndef SHIM_APIC_H
 #define SHIM_APIC_H
 
-#include "lib.h"
+#include "shim/lib.h"
 
 extern bool apic_x2;                    /* x2APIC mode in use */
 extern bool apic_tsc_deadline;          /* timer in TSC-deadline mode */

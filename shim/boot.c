@@ -1,7 +1,7 @@
 /* boot.c: reads the multiboot1 info or the PVH hvm_start_info into struct boot_info. */
-#include "boot.h"
 #include "hvm-start-info.h"
-#include "paging.h"
+#include "shim/boot.h"
+#include "shim/paging.h"
 
 struct boot_info boot_info;
 

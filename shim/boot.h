@@ -2,8 +2,8 @@
 #ifndef SHIM_BOOT_H
 #define SHIM_BOOT_H
 
-#include "cmdline.h"
-#include "lib.h"
+#include "shim/cmdline.h"
+#include "shim/lib.h"
 
 #define BOOT_MULTIBOOT 1
 #define BOOT_PVH       2

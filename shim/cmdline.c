@@ -1,5 +1,5 @@
 /* cmdline.c: parses the shim's command line into struct shim_opts; unknown options become notes. */
-#include "cmdline.h"
+#include "shim/cmdline.h"
 
 struct span {
     const char *s;

@@ -2,7 +2,7 @@
 #ifndef SHIM_CMDLINE_H
 #define SHIM_CMDLINE_H
 
-#include "lib.h"
+#include "shim/lib.h"
 
 enum log_level { LOG_NONE, LOG_ERR, LOG_WARN, LOG_INFO, LOG_DEBUG };
 

@@ -35,7 +35,7 @@
 #define VEC_PING          0xf2                      /* IPI that only counts (self-test) */
 #define VEC_EVTCHN        0xf3                      /* Xen event channel upcall */
 #define VEC_FLUSH         0xf4                      /* flush this CPU's TLB (flush.c) */
-#define VEC_KICK          0xf5                      /* the guest vCPU on this CPU has news (pv/vcpu.c) */
+#define VEC_KICK          0xf5                      /* the guest vCPU on this CPU has news (pv/vcpu/vcpu.c) */
 #define VEC_APIC_ERROR    0xfe
 #define VEC_SPURIOUS      0xff
 
@@ -48,7 +48,7 @@
 #define SEL_RING3_CS64    0xe033
 #define SEL_CS32          0xe038
 #define SEL_TSS           0xe040                    /* 16 bytes */
-#define SEL_LDT           0xe050                    /* 16 bytes: the guest's LDT (pv/desc.c) */
+#define SEL_LDT           0xe050                    /* 16 bytes: the guest's LDT (pv/mm/desc.c) */
 #define GDT_SHIM_ENTRIES  12                        /* 0xe000..0xe05f */
 #define GDT_WINDOW_PAGES  16                        /* the GDTR covers 0-0xffff */
 #define LDT_WINDOW_PAGES  16                        /* 8192 entries */

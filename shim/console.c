@@ -1,8 +1,8 @@
 /* console.c: printk, log levels and fan-out to the active sinks, with a replay buffer for late sinks. */
-#include "console.h"
-#include "cpu.h"
-#include "spinlock.h"
-#include "x86.h"
+#include "shim/console.h"
+#include "shim/cpu.h"
+#include "shim/spinlock.h"
+#include "shim/x86.h"
 
 int console_loglvl = LOG_INFO;
 int console_guest_loglvl = LOG_INFO;

@@ -2,8 +2,8 @@
 #ifndef SHIM_CONSOLE_H
 #define SHIM_CONSOLE_H
 
-#include "cmdline.h"
-#include "lib.h"
+#include "shim/cmdline.h"
+#include "shim/lib.h"
 
 struct console_sink {
     const char *name;

@@ -1,19 +1,18 @@
 /* cpu.c: CPU feature detection and per-CPU tables: GDT window, TSS with IST stacks, %gs base. */
-#include "cpu.h"
-#include "debug.h"
-#include "mm.h"
-#include "paging.h"
-#include "stats.h"
-#include "x86.h"
-#include "xerrno.h"
+#include "shim/cpu.h"
+#include "shim/debug.h"
+#include "shim/mm.h"
+#include "shim/paging.h"
+#include "shim/sections.h"
+#include "shim/stats.h"
+#include "shim/x86.h"
+#include "shim/xerrno.h"
 
 struct cpu_features cpu_has;
 struct cpu *cpus[MAX_CPUS];
 unsigned nr_cpus_online;
 struct cpu bsp_cpu __aligned(4096);
 uint64_t gdt_zero_pa;
-
-extern char boot_stack_bottom[], boot_stack_top[];
 
 void cpu_features_init(void)
 {

@@ -2,9 +2,9 @@
 #ifndef SHIM_CPU_H
 #define SHIM_CPU_H
 
-#include "config.h"
-#include "lib.h"
-#include "timer.h"
+#include "shim/config.h"
+#include "shim/lib.h"
+#include "shim/timer.h"
 
 struct cpu_regs {
     uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
@@ -44,7 +44,7 @@ struct cpu {
     struct stack_range ist[3];          /* IST_DF, IST_NMI, IST_MC (index = IST_x - 1) */
     struct tss64 tss __aligned(16);
     uint64_t *gdt;                      /* the descriptor at selector S is gdt[S >> 3] */
-    uint64_t *ldt;                      /* the window LDTR points at (pv/desc.c maps its pages) */
+    uint64_t *ldt;                      /* the window LDTR points at (pv/mm/desc.c maps its pages) */
 
     struct timer_queue timers;
     volatile uint32_t tlb_time;         /* flush.c: the TLB-flush clock when this CPU last flushed */

@@ -1,6 +1,6 @@
 /* entry.S: the IDT stubs (one per vector), the common trap frame save/restore, stack switching. */
-#include "config.h"
-#include "asm-regs.h"
+#include "shim/asm-regs.h"
+#include "shim/config.h"
 
 /* vectors whose exceptions push an error code */
 #define HAS_ERR(v) (((v) == 8) | (((v) >= 10) & ((v) <= 14)) | ((v) == 17) | ((v) == 21) | ((v) == 29) | ((v) == 30))

@@ -16,19 +16,19 @@
  *    for each other. On an overcommitted L0 the CPU to wait for may not be running at all: the
  *    waiter spins with spin_wait, which yields its pCPU to L0 now and then.
  */
-#include "flush.h"
-#include "apic.h"
-#include "config.h"
-#include "console.h"
-#include "cpu.h"
-#include "debug.h"
-#include "irq.h"
-#include "l0.h"
-#include "paging.h"
-#include "stats.h"
-#include "spinlock.h"
-#include "time.h"
-#include "x86.h"
+#include "l0/l0.h"
+#include "shim/apic.h"
+#include "shim/config.h"
+#include "shim/console.h"
+#include "shim/cpu.h"
+#include "shim/debug.h"
+#include "shim/flush.h"
+#include "shim/irq.h"
+#include "shim/paging.h"
+#include "shim/spinlock.h"
+#include "shim/stats.h"
+#include "shim/time.h"
+#include "shim/x86.h"
 
 struct flush_stats flush_stats;
 bool flush_assisted, flush_clock_on;

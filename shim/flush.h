@@ -2,7 +2,7 @@
 #ifndef SHIM_FLUSH_H
 #define SHIM_FLUSH_H
 
-#include "lib.h"
+#include "shim/lib.h"
 
 #define FLUSH_ALL       0x1u    /* every translation (guest mappings are never global) */
 #define FLUSH_VA        0x2u    /* the 4 KiB page at va */

@@ -1,5 +1,5 @@
 /* format.c: vsnprintf for the console (%d %i %u %x %X %p %s %c %%, flags -0+ #, width, precision, l/ll/z/h). */
-#include "lib.h"
+#include "shim/lib.h"
 
 struct out {
     char *buf;

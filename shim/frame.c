@@ -1,7 +1,7 @@
 /* frame.c: the frame allocator over the frame-state map: aligned runs, limits, ownership checks. */
-#include "frame.h"
-#include "debug.h"
-#include "xerrno.h"
+#include "shim/debug.h"
+#include "shim/frame.h"
+#include "shim/xerrno.h"
 
 void frame_map_init(struct frame_map *m, uint8_t *state, uint64_t nr)
 {

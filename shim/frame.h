@@ -2,7 +2,7 @@
 #ifndef SHIM_FRAME_H
 #define SHIM_FRAME_H
 
-#include "lib.h"
+#include "shim/lib.h"
 
 /*
  * One byte per frame of physical memory says who owns it and whether it is free. A frame is

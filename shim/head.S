@@ -1,5 +1,5 @@
 /* head.S: the two entry points (multiboot1 from QEMU/GRUB, PVH from Xen), long mode, jump to C. */
-#include "config.h"
+#include "shim/config.h"
 
 #define PA(x)           ((x) - IMAGE_VOFFSET)
 #define MB_MAGIC        0x1BADB002

@@ -1,20 +1,20 @@
 /* idt.c: the interrupt descriptor table, shared by all CPUs; #DF, NMI and #MC run on IST stacks. */
-#include "cpu.h"
-#include "x86.h"
+#include "shim/cpu.h"
+#include "shim/sections.h"
+#include "shim/x86.h"
 
 struct idt_gate {
     uint64_t lo, hi;
 };
 
 static struct idt_gate idt[256] __aligned(16);
-extern char trap_stubs[];               /* entry.S: 256 stubs, 16 bytes apart */
 
 static void set_gate(unsigned vec, uint16_t cs, unsigned ist)
 {
     uint64_t a = (uintptr_t)trap_stubs + 16 * vec;
     /* int3 and int $4 may be executed by the guest (in ring 3): their gates are DPL 3, as on Xen,
      * whatever DPL the guest gave them; any other INT n from the guest is a #GP, which
-     * pv/traps.c turns into the guest's trap n when the guest allows it */
+     * pv/vcpu/traps.c turns into the guest's trap n when the guest allows it */
     uint64_t dpl = vec == 3 || vec == 4 ? 3 : 0;
 
     idt[vec].lo = (a & 0xffff) | ((uint64_t)cs << 16) | ((uint64_t)ist << 32) | (0xeull << 40) | (dpl << 45) |

@@ -1,9 +1,9 @@
 /* irq.c: external interrupt dispatch by vector, EOI, spurious and unexpected vector accounting. */
-#include "irq.h"
-#include "apic.h"
-#include "config.h"
-#include "console.h"
-#include "debug.h"
+#include "shim/apic.h"
+#include "shim/config.h"
+#include "shim/console.h"
+#include "shim/debug.h"
+#include "shim/irq.h"
 
 static irq_handler_t handlers[256];
 

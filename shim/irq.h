@@ -2,7 +2,7 @@
 #ifndef SHIM_IRQ_H
 #define SHIM_IRQ_H
 
-#include "cpu.h"
+#include "shim/cpu.h"
 
 typedef void (*irq_handler_t)(struct cpu_regs *r);
 

@@ -1,33 +1,32 @@
 /* main.c: the boot sequence of the BSP, from head.S's 64-bit entry to the idle loop or self-test. */
-#include "acpi.h"
-#include "apic.h"
-#include "boot.h"
-#include "cmdline.h"
-#include "config.h"
-#include "console.h"
-#include "flush.h"
-#include "cpu.h"
-#include "debug.h"
-#include "domain.h"
-#include "l0.h"
-#include "mm.h"
-#include "paging.h"
-#include "panic.h"
-#include "selftest.h"
-#include "smp.h"
-#include "stats.h"
-#include "time.h"
-#include "timer.h"
-#include "x86.h"
+#include "l0/l0.h"
+#include "pv/domain/domain.h"
+#include "pv/loader/loader.h"
+#include "pv/vcpu/vcpu.h"
+#include "shim/acpi.h"
+#include "shim/apic.h"
+#include "shim/boot.h"
+#include "shim/cmdline.h"
+#include "shim/config.h"
+#include "shim/console.h"
+#include "shim/cpu.h"
+#include "shim/debug.h"
+#include "shim/flush.h"
+#include "shim/mm.h"
+#include "shim/paging.h"
+#include "shim/panic.h"
+#include "shim/sections.h"
+#include "shim/selftest.h"
+#include "shim/smp.h"
+#include "shim/stats.h"
+#include "shim/time.h"
+#include "shim/timer.h"
+#include "shim/x86.h"
 #include "xen-abi.h"
 
 static struct shim_opts opts;
 static struct acpi_cpus acpi;
 static int acpi_rc;
-
-extern char __image_start[], __load_end[], __image_end[];
-
-void start_shim(unsigned kind, uint32_t info_pa);
 
 static void boot_report(void)
 {

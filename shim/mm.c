@@ -1,21 +1,20 @@
 /* mm.c: splits RAM into the shim's pool and the guest's, around the image, modules and holes. */
-#include "mm.h"
-#include "boot.h"
-#include "cmdline.h"
-#include "config.h"
-#include "console.h"
-#include "debug.h"
-#include "paging.h"
-#include "spinlock.h"
-#include "xerrno.h"
+#include "shim/boot.h"
+#include "shim/cmdline.h"
+#include "shim/config.h"
+#include "shim/console.h"
+#include "shim/debug.h"
+#include "shim/mm.h"
+#include "shim/paging.h"
+#include "shim/sections.h"
+#include "shim/spinlock.h"
+#include "shim/xerrno.h"
 
 struct frame_pool shim_pool, guest_pool;
 struct frame_map frame_map;
 static uint64_t map_pa_saved;
 uint64_t trampoline_pa;
 static spinlock_t lock = SPINLOCK_INIT;
-
-extern char __image_start[], __image_end[];
 
 #define PFN_DOWN(x) ((x) >> PAGE_SHIFT)
 #define PFN_UP(x)   (((x) + PAGE_SIZE - 1) >> PAGE_SHIFT)
@@ -26,7 +25,7 @@ extern char __image_start[], __image_end[];
  * Frames for the shim's pool. DESIGN.md's budget: the shim keeps at most 4 MiB + 0.25% of RAM,
  * counting all it holds back from the guest, so the pool gets what the frames `lost` outside it
  * (image, frame map, page 0) leave. It must hold the m2p (8 bytes per frame of the map, 0.195%),
- * the page-type words (4 bytes per frame, 0.098%: pv/pagetype.h),
+ * the page-type words (4 bytes per frame, 0.098%: pv/mm/pagetype.h),
  * the shim's page tables, stacks and per-CPU pages (a few hundred KiB); the floor keeps 1 MiB
  * beside the m2p should the image ever grow into the budget. shim_mem= overrides all that.
  */

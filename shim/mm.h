@@ -2,7 +2,7 @@
 #ifndef SHIM_MM_H
 #define SHIM_MM_H
 
-#include "frame.h"
+#include "shim/frame.h"
 
 struct boot_info;
 struct shim_opts;

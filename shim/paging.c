@@ -1,12 +1,13 @@
 /* paging.c: builds and edits the shim's idle page tables; direct map, vmap area, ioremap, stacks. */
-#include "paging.h"
-#include "boot.h"
-#include "cpu.h"
-#include "debug.h"
-#include "mm.h"
-#include "spinlock.h"
-#include "x86.h"
-#include "xerrno.h"
+#include "shim/boot.h"
+#include "shim/cpu.h"
+#include "shim/debug.h"
+#include "shim/mm.h"
+#include "shim/paging.h"
+#include "shim/sections.h"
+#include "shim/spinlock.h"
+#include "shim/x86.h"
+#include "shim/xerrno.h"
 
 #define SZ_2M (2ull << 20)
 
@@ -16,8 +17,6 @@ static uintptr_t vmap_next = VMAP_BASE;
 static uint64_t keep_identity[4];
 static unsigned nr_keep_identity;
 static spinlock_t pt_lock = SPINLOCK_INIT;
-
-extern char __image_start[], __text_end[], __rodata_start[], __rodata_end[], __data_start[], __image_end[];
 
 bool paging_global;
 

@@ -2,8 +2,8 @@
 #ifndef SHIM_PAGING_H
 #define SHIM_PAGING_H
 
-#include "config.h"
-#include "lib.h"
+#include "shim/config.h"
+#include "shim/lib.h"
 
 #define PTE_P    (1ull << 0)
 #define PTE_W    (1ull << 1)

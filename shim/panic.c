@@ -1,12 +1,12 @@
 /* panic.c: panic, assertion failures, error tracing and the shutdown path. */
-#include "panic.h"
-#include "apic.h"
-#include "console.h"
-#include "cpu.h"
-#include "debug.h"
-#include "l0.h"
-#include "stats.h"
-#include "x86.h"
+#include "l0/l0.h"
+#include "shim/apic.h"
+#include "shim/console.h"
+#include "shim/cpu.h"
+#include "shim/debug.h"
+#include "shim/panic.h"
+#include "shim/stats.h"
+#include "shim/x86.h"
 #include "xen-abi.h"
 
 static volatile int panic_cpu = -1;
@@ -66,9 +66,9 @@ void assert_failed(const char *expr, const char *file, int line)
     panic("assertion '%s' failed at %s:%d", expr, file, line);
 }
 
-void trace_error(int err, const char *file, int line)
+void trace_error(int err, const char *why, const char *file, int line)
 {
-    printk(LOG_DEBUG, "error %d at %s:%d\n", err, file, line);
+    printk(LOG_DEBUG, "error %d at %s:%d%s%s\n", err, file, line, why ? ": " : "", why ? why : "");
 }
 
 void shim_shutdown(unsigned reason)

@@ -2,7 +2,7 @@
 #ifndef SHIM_PANIC_H
 #define SHIM_PANIC_H
 
-#include "lib.h"
+#include "shim/lib.h"
 
 void panic(const char *fmt, ...) __printf(1, 2) __noreturn;
 /* For fatal exceptions: returns false if another CPU is already panicking (then we stop). */

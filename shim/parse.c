@@ -1,5 +1,5 @@
 /* parse.c: small string helpers shared by the shim and the host tests (numbers, bounded copies). */
-#include "lib.h"
+#include "shim/lib.h"
 
 size_t parse_ulong(const char *s, uint64_t *val)
 {

@@ -4,17 +4,17 @@
  * PIT-calibrated TSC), and, where L0 forwards events, that an event channel reaches it. The run
  * ends with one `RESULT PASS|FAIL` line and a poweroff. `selftest=fault` faults on purpose instead.
  */
-#include "selftest.h"
-#include "apic.h"
-#include "console.h"
-#include "cpu.h"
-#include "evtchn.h"
-#include "l0.h"
-#include "panic.h"
-#include "smp.h"
-#include "time.h"
-#include "timer.h"
-#include "x86.h"
+#include "l0/evtchn.h"
+#include "l0/l0.h"
+#include "shim/apic.h"
+#include "shim/console.h"
+#include "shim/cpu.h"
+#include "shim/panic.h"
+#include "shim/selftest.h"
+#include "shim/smp.h"
+#include "shim/time.h"
+#include "shim/timer.h"
+#include "shim/x86.h"
 #include "xen-abi.h"
 
 #define MS 1000000ull

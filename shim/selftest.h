@@ -2,7 +2,7 @@
 #ifndef SHIM_SELFTEST_H
 #define SHIM_SELFTEST_H
 
-#include "cmdline.h"
+#include "shim/cmdline.h"
 
 void selftest_run(enum selftest_mode mode) __noreturn;
 

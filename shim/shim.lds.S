@@ -1,5 +1,5 @@
 /* shim.lds.S: the image layout: one contiguous run from IMAGE_PHYS_BASE, virtual = physical + IMAGE_VOFFSET. */
-#include "config.h"
+#include "shim/config.h"
 
 OUTPUT_FORMAT("elf64-x86-64")
 OUTPUT_ARCH(i386:x86-64)

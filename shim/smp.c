@@ -1,25 +1,22 @@
 /* smp.c: AP start-up by INIT-SIPI-SIPI through the low trampoline; per-CPU idle loop and work calls. */
-#include "smp.h"
-#include "apic.h"
-#include "console.h"
-#include "debug.h"
-#include "flush.h"
-#include "irq.h"
-#include "l0.h"
-#include "mm.h"
-#include "panic.h"
-#include "paging.h"
-#include "spinlock.h"
-#include "time.h"
-#include "timer.h"
-#include "x86.h"
-#include "xerrno.h"
+#include "l0/l0.h"
+#include "shim/apic.h"
+#include "shim/console.h"
+#include "shim/debug.h"
+#include "shim/flush.h"
+#include "shim/irq.h"
+#include "shim/mm.h"
+#include "shim/paging.h"
+#include "shim/panic.h"
+#include "shim/sections.h"
+#include "shim/smp.h"
+#include "shim/spinlock.h"
+#include "shim/time.h"
+#include "shim/timer.h"
+#include "shim/x86.h"
+#include "shim/xerrno.h"
 
 unsigned nr_cpus_present = 1;
-
-extern char trampoline_start[], trampoline_end[];
-extern uint32_t tramp_cr3, tramp_efer;
-extern uint64_t tramp_stack, tramp_entry, tramp_arg;
 
 #define TRAMP_FIELD(sym) ((void *)((char *)phys_to_virt(trampoline_pa) + ((char *)&(sym) - trampoline_start)))
 

@@ -2,7 +2,7 @@
 #ifndef SHIM_SMP_H
 #define SHIM_SMP_H
 
-#include "cpu.h"
+#include "shim/cpu.h"
 
 extern unsigned nr_cpus_present;
 

@@ -7,7 +7,7 @@
 #ifndef SHIM_SPINLOCK_H
 #define SHIM_SPINLOCK_H
 
-#include "x86.h"
+#include "shim/x86.h"
 
 #define SPIN_YIELD_EVERY 1024           /* spins between yields to L0 */
 

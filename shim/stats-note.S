@@ -1,7 +1,7 @@
 /* stats-note.S: ELF notes telling a host tool this image's build and where its stats page is
  * (include/public/pvshim-stats.h). Assembly, because the note holds a link-time address. */
-#include "config.h"
 #include "pvshim-stats.h"
+#include "shim/config.h"
 #include "version.h"
 
     .section .note.Xen, "a", @note

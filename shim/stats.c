@@ -5,18 +5,18 @@
  * paths never write a page that another CPU or dom0 reads, and a reader gets one consistent
  * snapshot, at the price of one timer interrupt per interval and a snapshot up to that old.
  */
-#include "stats.h"
-#include "flush.h"
-#include "pagetype.h"
-#include "config.h"
-#include "cpu.h"
-#include "domain.h"
-#include "l0.h"
-#include "spinlock.h"
-#include "time.h"
-#include "timer.h"
+#include "l0/l0.h"
+#include "pv/domain/domain.h"
+#include "pv/mm/pagetype.h"
+#include "shim/config.h"
+#include "shim/cpu.h"
+#include "shim/flush.h"
+#include "shim/spinlock.h"
+#include "shim/stats.h"
+#include "shim/time.h"
+#include "shim/timer.h"
+#include "shim/x86.h"
 #include "version.h"
-#include "x86.h"
 
 #define PUBLISH_MS 1000
 
@@ -54,7 +54,7 @@ static void publish(uint32_t flags, unsigned reason)
     s->shutdown_reason = reason;
     s->nr_cpus = nr_cpus_online;
     str_copy(s->l0, l0->name, sizeof(s->l0));
-    s->guest_hypercalls = LOAD(pv_dom.nr_hypercalls);
+    s->guest_hypercalls = LOAD(stats_live.guest_hypercalls);
     s->bounces = LOAD(pv_dom.nr_bounces);
     s->emulated = LOAD(pv_dom.nr_emulated);
     s->l0_hypercalls = 0;

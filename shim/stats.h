@@ -2,11 +2,12 @@
 #ifndef SHIM_STATS_H
 #define SHIM_STATS_H
 
-#include "lib.h"
 #include "pvshim-stats.h"
+#include "shim/lib.h"
 
 /* Counters that have no other home. Private: the page gets a copy (see stats.c for why). */
 struct stats_live {
+    uint64_t guest_hypercalls;          /* any number, listed or not */
     uint64_t guest_hypercall[PVSHIM_STATS_NR_HC];
     uint64_t ipis_sent;
     uint64_t cr4_writes;

@@ -1,5 +1,5 @@
 /* string.c: the C library string/memory functions the compiler and the shim rely on. */
-#include "lib.h"
+#include "shim/lib.h"
 
 /* Eight bytes a step, then the rest: an emulated CPU (QEMU's TCG) runs each step of a string
  * instruction separately, so the byte forms cost eight times as much on the MiBs the builder

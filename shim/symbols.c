@@ -1,11 +1,6 @@
 /* symbols.c: address -> function name, from the table mksyms.sh embeds in the image. */
-#include "symbols.h"
-
-extern const uint64_t shim_sym_count;
-extern const uint64_t shim_sym_addr[];
-extern const uint32_t shim_sym_name_off[];
-extern const char shim_sym_names[];
-extern const char __text_start[], __text_end[];
+#include "shim/sections.h"
+#include "shim/symbols.h"
 
 const char *symbol_lookup(uint64_t addr, uint64_t *offset)
 {

@@ -1,8 +1,8 @@
 /* time.c: the shim's notion of time: now_ns() from the selected L0 clock, TSC <-> ns scaling. */
-#include "time.h"
-#include "debug.h"
-#include "l0.h"
-#include "x86.h"
+#include "l0/l0.h"
+#include "shim/debug.h"
+#include "shim/time.h"
+#include "shim/x86.h"
 
 uint64_t tsc_hz;
 static uint64_t ns2tsc_mul;             /* tsc = ns * ns2tsc_mul >> 32 */

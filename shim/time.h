@@ -2,7 +2,7 @@
 #ifndef SHIM_TIME_H
 #define SHIM_TIME_H
 
-#include "lib.h"
+#include "shim/lib.h"
 
 extern uint64_t tsc_hz;
 

@@ -1,12 +1,12 @@
 /* timer.c: per-CPU sorted timer queues; the earliest deadline programs this CPU's LAPIC timer. */
-#include "timer.h"
-#include "apic.h"
-#include "cpu.h"
-#include "console.h"
-#include "debug.h"
-#include "symbols.h"
-#include "time.h"
-#include "x86.h"
+#include "shim/apic.h"
+#include "shim/console.h"
+#include "shim/cpu.h"
+#include "shim/debug.h"
+#include "shim/symbols.h"
+#include "shim/time.h"
+#include "shim/timer.h"
+#include "shim/x86.h"
 
 void timer_init(struct timer *t, timer_fn fn, void *arg)
 {

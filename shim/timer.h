@@ -2,7 +2,7 @@
 #ifndef SHIM_TIMER_H
 #define SHIM_TIMER_H
 
-#include "lib.h"
+#include "shim/lib.h"
 
 struct timer;
 typedef void (*timer_fn)(struct timer *t, void *arg);

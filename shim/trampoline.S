@@ -1,5 +1,5 @@
 /* trampoline.S: the AP start-up code, copied below 1 MiB: real mode -> protected -> long mode -> C. */
-#include "config.h"
+#include "shim/config.h"
 
     .section .rodata.trampoline, "a", @progbits
     .code16

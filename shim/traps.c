@@ -1,17 +1,16 @@
 /* traps.c: exception handling: register dump, faulting address, symbolized backtrace; NMI. */
-#include "apic.h"
-#include "console.h"
-#include "cpu.h"
-#include "irq.h"
-#include "panic.h"
-#include "symbols.h"
-#include "timer.h"
-#include "x86.h"
-
-bool pv_trap(struct cpu_regs *r, uint64_t cr2);   /* pv/traps.c */
-void pv_upcall_check(struct cpu_regs *r);         /* pv/upcall.c */
-void pv_vcpu_report(void);                        /* pv/report.c */
-bool pv_debug_in_shim(void);                      /* pv/hc_debugreg.c */
+#include "pv/domain/domain.h"
+#include "pv/events/events.h"
+#include "pv/vcpu/traps.h"
+#include "shim/apic.h"
+#include "shim/console.h"
+#include "shim/cpu.h"
+#include "shim/irq.h"
+#include "shim/panic.h"
+#include "shim/sections.h"
+#include "shim/symbols.h"
+#include "shim/timer.h"
+#include "shim/x86.h"
 
 static const char *const exc_name[32] = {
     "#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow", "#BR bound range",
@@ -115,11 +114,6 @@ static void fatal_exception(struct cpu_regs *r, uint64_t cr2)
     backtrace_from(r->rip, r->rbp);
     panic_end();
 }
-
-struct fixup {
-    uint64_t insn, resume;
-};
-extern const struct fixup __fixup_start[], __fixup_end[];
 
 /* A fault in one of the few instructions allowed to fault (guest copies): resume at its fixup. */
 static bool fixup_exception(struct cpu_regs *r)

@@ -2,7 +2,7 @@
 #ifndef SHIM_X86_H
 #define SHIM_X86_H
 
-#include "lib.h"
+#include "shim/lib.h"
 
 #define MSR_APIC_BASE       0x0000001b
 #define MSR_TSC_DEADLINE    0x000006e0

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bzimage.h"
-#include "decompress.h"
-#include "elf.h"
+#include "pv/loader/bzimage.h"
+#include "pv/loader/decompress.h"
+#include "pv/loader/elf.h"
 
 #define OUT_CAP (4u << 20)
 
@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 /* The shim's debug.h hooks, for the hosted build. */
 void assert_failed(const char *expr, const char *file, int line);
-void trace_error(int err, const char *file, int line);
+void trace_error(int err, const char *why, const char *file, int line);
 
 void assert_failed(const char *expr, const char *file, int line)
 {
@@ -55,7 +55,7 @@ void assert_failed(const char *expr, const char *file, int line)
     abort();
 }
 
-void trace_error(int err, const char *file, int line)
+void trace_error(int err, const char *why, const char *file, int line)
 {
-    (void)err, (void)file, (void)line;
+    (void)err, (void)why, (void)file, (void)line;
 }

@@ -1,5 +1,5 @@
 /*
- * fuzz_insn.c: libFuzzer target for the ptwr instruction decoder and emulator (pv/insn.c), the
+ * fuzz_insn.c: libFuzzer target for the ptwr instruction decoder and emulator (pv/mm/insn.c), the
  * code a guest reaches with any bytes it likes at a faulting rip. Input: a byte n, then n (at
  * most 16) instruction bytes, then register material (see regs_from) and memory contents.
  *
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "insn.h"
+#include "pv/mm/insn.h"
 #include "native.h"
-#include "xerrno.h"
+#include "shim/xerrno.h"
 
 #define CODE_HINT   0x400000000000ull   /* the code page, in ASan's high application memory */
 #define GS_FUZZ     0x200000000000ull   /* the host gs base: gs-relative operands stay mappable */
@@ -236,7 +236,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 /* The shim's debug.h hooks, for the hosted build. */
 void assert_failed(const char *expr, const char *file, int line);
-void trace_error(int err, const char *file, int line);
+void trace_error(int err, const char *why, const char *file, int line);
 
 void assert_failed(const char *expr, const char *file, int line)
 {
@@ -244,7 +244,7 @@ void assert_failed(const char *expr, const char *file, int line)
     abort();
 }
 
-void trace_error(int err, const char *file, int line)
+void trace_error(int err, const char *why, const char *file, int line)
 {
-    (void)err, (void)file, (void)line;
+    (void)err, (void)why, (void)file, (void)line;
 }

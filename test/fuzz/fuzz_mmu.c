@@ -1,5 +1,5 @@
 /*
- * fuzz_mmu.c: random page-table operations against pv/pagetype.c and a hosted model of guest
+ * fuzz_mmu.c: random page-table operations against pv/mm/pagetype.c and a hosted model of guest
  * memory (test/unit/mmu_model.c). Each input is a program: pin, unpin, change an entry (any table,
  * any slot, targets among page tables, data, the shim's frames, the shared page and non-RAM, any
  * flags), load and drop "CR3" references, and plain guest writes to frames it may write. After
@@ -14,10 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "mmu_model.h"
-#include "pagetype.h"
+#include "pv/mm/pagetype.h"
 
 void assert_failed(const char *expr, const char *file, int line);
-void trace_error(int err, const char *file, int line);
+void trace_error(int err, const char *why, const char *file, int line);
 
 void assert_failed(const char *expr, const char *file, int line)
 {
@@ -25,9 +25,9 @@ void assert_failed(const char *expr, const char *file, int line)
     abort();
 }
 
-void trace_error(int err, const char *file, int line)
+void trace_error(int err, const char *why, const char *file, int line)
 {
-    (void)err, (void)file, (void)line;
+    (void)err, (void)why, (void)file, (void)line;
 }
 
 static const uint64_t targets[] = { 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 59,

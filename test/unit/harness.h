@@ -35,5 +35,6 @@ void test_segdesc(void);
 void test_insn(void);
 void test_evtchn(void);
 void test_xenstore(void);
+void test_subops(void);
 
 #endif

@@ -1,7 +1,7 @@
 /* main.c: runs the host unit tests of the shim's hardware-free code; exits non-zero on any failure. */
 #include <stdlib.h>
 
-#include "debug.h"
+#include "shim/debug.h"
 #include "harness.h"
 
 unsigned test_passed, test_failed;
@@ -14,9 +14,9 @@ void assert_failed(const char *expr, const char *file, int line)
     exit(2);
 }
 
-void trace_error(int err, const char *file, int line)
+void trace_error(int err, const char *why, const char *file, int line)
 {
-    (void)err, (void)file, (void)line;
+    (void)err, (void)why, (void)file, (void)line;
     trace_errors++;
 }
 
@@ -36,6 +36,7 @@ int main(void)
         { "insn", test_insn },
         { "evtchn", test_evtchn },
         { "xenstore", test_xenstore },
+        { "subops", test_subops },
     };
 
     for (unsigned i = 0; i < sizeof(suites) / sizeof(suites[0]); i++) {

@@ -1,7 +1,7 @@
 /* mmu_model.c: see mmu_model.h. */
 #include "mmu_model.h"
 #include <string.h>
-#include "pagetype.h"
+#include "pv/mm/pagetype.h"
 
 uint64_t model_mem[MODEL_FRAMES][512];
 unsigned model_flushes;

@@ -1,4 +1,4 @@
-/* mmu_model.h: a hosted stand-in for the shim around pv/pagetype.c: a few frames of memory, who
+/* mmu_model.h: a hosted stand-in for the shim around pv/mm/pagetype.c: a few frames of memory, who
  * owns which, and a model of what the TLBs may still hold, for the unit tests and the fuzzer. */
 #ifndef TEST_MMU_MODEL_H
 #define TEST_MMU_MODEL_H

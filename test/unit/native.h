@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "insn.h"
+#include "pv/mm/insn.h"
 
 /*
  * The instruction is copied to the end of an executable page followed by an inaccessible one:

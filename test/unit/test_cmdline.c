@@ -1,7 +1,7 @@
 /* test_cmdline.c: the shim's command-line parser: stock options, ours, bad values, unknowns, " -- ". */
 #include <string.h>
 
-#include "cmdline.h"
+#include "shim/cmdline.h"
 #include "harness.h"
 
 static struct shim_opts parse(const char *line)

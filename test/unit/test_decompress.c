@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bzimage.h"
-#include "decompress.h"
+#include "pv/loader/bzimage.h"
+#include "pv/loader/decompress.h"
 #include "harness.h"
-#include "xerrno.h"
+#include "shim/xerrno.h"
 
 static uint8_t *slurp(const char *path, size_t *len)
 {

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf.h"
+#include "pv/loader/elf.h"
 #include "harness.h"
 #include "xen-abi.h"
-#include "xerrno.h"
+#include "shim/xerrno.h"
 
 #define IMG_SIZE 0x3000
 #define NOTES_OFF 0x200

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evtchn_port.h"
+#include "pv/events/evtchn_port.h"
 #include "harness.h"
-#include "xerrno.h"
+#include "shim/xerrno.h"
 
 static void test_ports(struct ev_table *t)
 {

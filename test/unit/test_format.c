@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "lib.h"
+#include "shim/lib.h"
 
 static int same(const char *want, const char *fmt, ...)
 {

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frame.h"
+#include "shim/frame.h"
 #include "harness.h"
-#include "xerrno.h"
+#include "shim/xerrno.h"
 
 static struct frame_map map;
 static uint8_t *state;

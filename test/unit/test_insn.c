@@ -1,5 +1,5 @@
 /*
- * test_insn.c: the ptwr instruction decoder and emulator (pv/insn.c) against the host assembler
+ * test_insn.c: the ptwr instruction decoder and emulator (pv/mm/insn.c) against the host assembler
  * and the host CPU. Every accepted form is written as assembly below, so its bytes are the
  * assembler's; the test decodes them and checks length, operation, size, LOCK and the address
  * (written out by hand per case), then runs each one several times both emulated and natively
@@ -11,9 +11,9 @@
 #include <string.h>
 
 #include "harness.h"
-#include "insn.h"
+#include "pv/mm/insn.h"
 #include "native.h"
-#include "xerrno.h"
+#include "shim/xerrno.h"
 
 enum { RAX, RCX, RDX, RBX, RSP, RBP, RSI, RDI, R8, R9, R10, R11, R12, R13, R14, R15 };
 enum { SEG_NONE, SEG_FS, SEG_GS };

@@ -1,12 +1,12 @@
-/* test_pagetype.c: the PV MMU's page types and counts (pv/pagetype.c) against the hosted model:
+/* test_pagetype.c: the PV MMU's page types and counts (pv/mm/pagetype.c) against the hosted model:
  * promotion and pinning at every level, the refusals a guest must get (writable mapping of a table,
  * reserved L4 slots, bad bits, superpages, frames it does not own, writable and two-level linear
  * tables), and the safety flush before a frame changes type (XSA-286). Every scenario ends with a
  * full recount (model_audit). */
 #include "harness.h"
 #include "mmu_model.h"
-#include "pagetype.h"
-#include "xerrno.h"
+#include "pv/mm/pagetype.h"
+#include "shim/xerrno.h"
 
 #define P  1ull
 #define RW 2ull

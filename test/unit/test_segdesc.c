@@ -1,7 +1,7 @@
-/* test_segdesc.c: pv/segdesc.c, the descriptors a 64-bit PV guest may install (Xen's rules). */
+/* test_segdesc.c: pv/mm/segdesc.c, the descriptors a 64-bit PV guest may install (Xen's rules). */
 #include "harness.h"
-#include "segdesc.h"
-#include "xerrno.h"
+#include "pv/mm/segdesc.h"
+#include "shim/xerrno.h"
 
 /* A descriptor from its parts (high dword fields as in the SDM). */
 static uint64_t mk(uint32_t base, uint32_t limit, unsigned type, bool s, unsigned dpl, bool p, unsigned flags)

@@ -1,11 +1,11 @@
-/* test_xenstore.c: pv/xenstore.c, the standalone store answerer, driven through a ring page the way a
+/* test_xenstore.c: pv/devices/xenstore.c, the standalone store answerer, driven through a ring page the way a
  * guest drives it: requests in pieces, indices near the 32-bit wrap, a full response ring, a
  * request longer than a ring, malformed arguments, and a guest that breaks the protocol. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
-#include "xenstore.h"
+#include "pv/devices/xenstore.h"
 
 static struct xs_srv srv;
 static struct xenstore_domain_interface ring;

@@ -1,0 +1,12 @@
+/* pit.h: the 8254 PIT, used standalone to measure the TSC frequency. */
+#ifndef HVM_LITE_PIT_H
+#define HVM_LITE_PIT_H
+
+#include "shim/lib.h"
+
+#define PIT_HZ 1193182
+
+/* TSC ticks per second, measured against PIT channel 2 (0 if the PIT does not count). */
+uint64_t pit_calibrate_tsc(void);
+
+#endif

@@ -1,0 +1,20 @@
+/* vtimer.h: the guest's timers on the shim's per-CPU timers, its runstate, its wallclock. */
+#ifndef PV_EVENTS_VTIMER_H
+#define PV_EVENTS_VTIMER_H
+
+#include "shim/lib.h"
+#include "xen-abi.h"
+
+struct pv_vcpu;
+
+void pv_vcpu_init(struct pv_vcpu *v, unsigned id);
+void pv_timer_singleshot(struct pv_vcpu *v, uint64_t deadline);    /* 0: stop */
+void pv_timer_periodic(struct pv_vcpu *v, uint64_t period_ns);     /* 0: stop */
+void pv_timer_virq_bound(struct pv_vcpu *v);    /* VIRQ_TIMER was bound: start the periodic tick */
+void pv_timers_changed(struct pv_vcpu *v);      /* apply timer changes made for v (any CPU) */
+void pv_runstate_set(struct pv_vcpu *v, int state);
+void pv_runstate_get(const struct pv_vcpu *v, struct vcpu_runstate_info *out);
+void pv_runstate_publish(struct pv_vcpu *v, const struct vcpu_runstate_info *ri);  /* to its area */
+void pv_wallclock_init(void);
+
+#endif

@@ -1,0 +1,155 @@
+/*
+ * grant.c: __HYPERVISOR_grant_table_op: the guest's grant table, v1, as the stock shim sets it up
+ * (pv/shim.c pv_shim_grant_table_op). Only the boot-time ops exist: query_size and setup_table
+ * (Linux's gnttab_init, PV GRUB); map, copy, transfer and the rest belong to backends and are
+ * -EOPNOTSUPP, as is set_version (a guest then keeps v1: Linux and GRUB both do). Every op wants
+ * count 1, else -EINVAL, and setup_table ignores dom (the frames are always the guest's own):
+ * the stock shim's answers, checked by test/guests/gnttab.
+ *
+ * On Xen the table is L0's, so that real backends in dom0 see the guest's grants: query_size is
+ * passed to L0, and setup_table puts L0's grant frame i at a frame of the shim's physical space
+ * (XENMEM_add_to_physmap, XENMAPSPACE_grant_table; the frame that was there goes back to L0, as
+ * with the store ring) and hands out that frame number. Standalone there is nobody to grant to:
+ * the frames are zeroed frames of the shim's pool, at most GNT_LOCAL_MAX.
+ *
+ * Either way a grant frame is a shim page the guest maps writable by its number, never a page
+ * table and never guest RAM (pt_fix_writable: pv_mfn_is_special). It stays the guest's table for
+ * the shim's life: a second setup_table gets the same frames.
+ */
+#include "l0/l0.h"
+#include "pv/domain/domain.h"
+#include "pv/hypercall/hypercall.h"
+#include "pv/mm/guest.h"
+#include "pv/mm/pagetype.h"
+#include "shim/console.h"
+#include "shim/debug.h"
+#include "shim/mm.h"
+#include "shim/spinlock.h"
+#include "shim/xerrno.h"
+
+/* Standalone: 4 frames (2048 v1 entries) is what Linux assumes when query_size fails ("legacy
+ * max"); it boots with 1 and grows only when a frontend runs out of references, and there are no
+ * backends here to have frontends for. Each frame comes out of the shim's 4 MiB budget. */
+#define GNT_LOCAL_MAX 4
+/* On Xen: L0's maximum (xl's max_grant_frames, 64 by default) up to this many. */
+#define GNT_MAX_FRAMES 256
+
+static spinlock_t lock = SPINLOCK_INIT;
+static uint64_t frames[GNT_MAX_FRAMES];         /* our frame numbers; 0: not set up */
+static unsigned nr_set_up, max_frames;          /* max_frames 0: not asked yet */
+
+/* Our answer, or L0's, with L0's maximum capped at what we keep. */
+static int query(struct gnttab_query_size *q)
+{
+    if (l0->grant_query_size) {
+        int rc = l0->grant_query_size(q);
+        if (rc == 0 && q->status == GNTST_okay)
+            q->max_nr_frames = MIN(q->max_nr_frames, (uint32_t)GNT_MAX_FRAMES);
+        return rc;
+    }
+    if (q->dom != DOMID_SELF) {
+        q->status = GNTST_bad_domain;   /* no other domain here */
+        return 0;
+    }
+    q->nr_frames = MAX(nr_set_up, 1u);  /* Xen's table starts with one frame */
+    q->max_nr_frames = GNT_LOCAL_MAX;
+    q->status = GNTST_okay;
+    return 0;
+}
+
+static int new_frame(unsigned i)
+{
+    int64_t f = alloc_frame();
+    int rc;
+
+    if (f < 0)
+        return ERR(-XEN_ENOMEM);
+    if (l0->grant_frame && (rc = l0->grant_frame(i, (uint64_t)f))) {
+        free_frame((uint64_t)f);
+        return rc;
+    }
+    pt_fix_writable((uint64_t)f);
+    frames[i] = (uint64_t)f;
+    nr_set_up = MAX(nr_set_up, i + 1);
+    pr_debug("gnttab: frame %u at %#lx%s\n", i, (uint64_t)f, l0->grant_frame ? " (L0's)" : "");
+    return 0;
+}
+
+/* A new domain after a restore: the frames the guest has are plain copies now; L0's new table
+ * goes back under them (its entries are the toolstack's seeds; frontends grant again). */
+void pv_grant_resume(void)
+{
+    spin_lock(&lock);
+    for (unsigned i = 0; i < nr_set_up && l0->grant_frame; i++) {
+        int rc = frames[i] ? l0->grant_frame(i, frames[i]) : 0;
+        if (rc)
+            pr_err("gnttab: frame %u cannot go back at %#lx after the restore (%d)\n", i, frames[i], rc);
+    }
+    spin_unlock(&lock);
+}
+
+static long setup_table(uint64_t arg)
+{
+    struct gnttab_setup_table s;
+    long rc = 0;
+
+    if (copy_from_guest(&s, arg, sizeof(s)))
+        return ERR(-XEN_EFAULT, "copy_from_guest(&s, arg, sizeof(s))");
+    uint64_t list = (uint64_t)(uintptr_t)s.frame_list.p;
+    if (!guest_range_ok(list, (size_t)s.nr_frames * sizeof(xen_pfn_t)))
+        return ERR(-XEN_EFAULT);
+    s.status = GNTST_okay;
+    spin_lock(&lock);
+    if (!max_frames) {
+        struct gnttab_query_size q = { .dom = DOMID_SELF };
+        if ((rc = query(&q)) || q.status != GNTST_okay) {
+            spin_unlock(&lock);
+            return rc ? rc : ERR(-XEN_EINVAL);
+        }
+        max_frames = q.max_nr_frames;
+    }
+    if (s.nr_frames > max_frames) {
+        spin_unlock(&lock);
+        return ERR(-XEN_EINVAL);        /* (Xen itself would say GNTST_general_error) */
+    }
+    for (unsigned i = 0; i < s.nr_frames; i++) {
+        if (!frames[i] && (rc = new_frame(i)))
+            break;
+        if (copy_to_guest(list + i * sizeof(xen_pfn_t), &frames[i], sizeof(xen_pfn_t))) {
+            s.status = GNTST_bad_virt_addr;
+            rc = -XEN_EFAULT;
+            break;
+        }
+    }
+    spin_unlock(&lock);
+    if (copy_to_guest(arg, &s, sizeof(s)))
+        return ERR(-XEN_EFAULT, "copy_to_guest(arg, &s, sizeof(s))");
+    return rc;
+}
+
+static long query_size(uint64_t arg)
+{
+    struct gnttab_query_size q;
+    int rc;
+
+    if (copy_from_guest(&q, arg, sizeof(q)))
+        return ERR(-XEN_EFAULT, "copy_from_guest(&q, arg, sizeof(q))");
+    if ((rc = query(&q)))
+        return rc;
+    return copy_to_guest(arg, &q, sizeof(q)) ? -XEN_EFAULT : 0;
+}
+
+long hc_grant_table_op(struct cpu_regs *regs, uint64_t cmd, uint64_t arg, uint64_t count, uint64_t a4,
+                       uint64_t a5)
+{
+    if (count != 1)
+        return ERR(-XEN_EINVAL, "count != 1");
+    switch (cmd) {
+    case GNTTABOP_setup_table:
+        return setup_table(arg);
+    case GNTTABOP_query_size:
+        return query_size(arg);
+    default:
+        return hc_subop_refuse(&hc_subops_grant_table_op, cmd);
+    }
+}

@@ -1,0 +1,99 @@
+/*
+ * memory.c: __HYPERVISOR_memory_op: the guest's memory map, reservations, where the m2p is,
+ * and its balloon. Sub-ops:
+ *   memory_map                                   handled: one RAM entry, the guest's initial size
+ *   (memory_map, machine_memory_map and machphys_mapping with a start extent: -ENOSYS, as Xen's
+ *   arch_memory_op, which switches on the whole cmd)
+ *   current_reservation, maximum_reservation     handled (DOMID_SELF only, else -ESRCH; no start
+ *                                                extent: -EINVAL)
+ *   maximum_ram_page, machphys_mapping           handled (maximum_ram_page: no start extent,
+ *                                                -EINVAL, as Xen)
+ *   machine_memory_map                           refused -EPERM (the hardware domain's)
+ *   decrease_reservation, populate_physmap       handled (hypercall/balloon.c); the frames go to and
+ *                                                come from L0 through l0_ops, batched
+ *   exchange                                     handled (hypercall/balloon.c)
+ *   anything else (increase_reservation, add_to_physmap, ...)    refused -ENOSYS
+ */
+#include "pv/domain/domain.h"
+#include "pv/hypercall/hypercall.h"
+#include "pv/mm/balloon.h"
+#include "pv/mm/guest.h"
+#include "shim/debug.h"
+#include "shim/paging.h"
+#include "shim/xerrno.h"
+
+#define MEMOP_OP_MASK 0x3f           /* the op is cmd's low 6 bits; the rest is a continuation's extent */
+#define MEMOP_EXTENT_SHIFT 6
+
+struct __packed e820_entry {
+    uint64_t addr, size;
+    uint32_t type;
+};
+
+static long memory_map(uint64_t arg)
+{
+    struct xen_memory_map mm;
+    struct e820_entry ram = { 0, pv_dom.max_pages << PAGE_SHIFT, 1 /* RAM */ };
+
+    if (copy_from_guest(&mm, arg, sizeof(mm)))
+        return ERR(-XEN_EFAULT, "copy_from_guest(&mm, arg, sizeof(mm))");
+    if (mm.nr_entries < 1)
+        return ERR(-XEN_EINVAL, "mm.nr_entries < 1");
+    if (copy_to_guest((uint64_t)(uintptr_t)mm.buffer.p, &ram, sizeof(ram)))
+        return ERR(-XEN_EFAULT, "copy_to_guest((uint64_t)(uintptr_t)mm.buffer.p, &ram, sizeof(ram))");
+    mm.nr_entries = 1;
+    return copy_to_guest(arg, &mm, sizeof(mm)) ? -XEN_EFAULT : 0;
+}
+
+static long reservation(uint64_t arg, bool max)
+{
+    domid_t d;
+
+    if (copy_from_guest(&d, arg, sizeof(d)))
+        return ERR(-XEN_EFAULT, "copy_from_guest(&d, arg, sizeof(d))");
+    if (d != DOMID_SELF)
+        return ERR(-XEN_ESRCH, "only ourselves: there is no other domain here");
+    return (long)(max ? pv_dom.max_pages : pv_dom.nr_pages);
+}
+
+static long machphys_mapping(uint64_t arg)
+{
+    uint64_t bytes = ALIGN_UP(pv_dom.max_mfn * 8, PAGE_SIZE);
+    struct xen_machphys_mapping mp = {
+        .v_start = PV_M2P_VIRT, .v_end = PV_M2P_VIRT + bytes, .max_mfn = pv_dom.max_mfn - 1,
+    };
+
+    return copy_to_guest(arg, &mp, sizeof(mp)) ? -XEN_EFAULT : 0;
+}
+
+long hc_memory_op(struct cpu_regs *regs, uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+    uint64_t start = cmd >> MEMOP_EXTENT_SHIFT;
+
+    balloon_reclaim();                  /* frames released in use and idle since: counts are exact */
+    switch (cmd & MEMOP_OP_MASK) {
+    case XENMEM_memory_map:
+    case XENMEM_machine_memory_map:
+    case XENMEM_machphys_mapping:
+        /* Xen's arch_memory_op takes these by the whole cmd: with a start extent it knows none */
+        if (start)
+            return ERR(-XEN_ENOSYS, "start");
+        if ((cmd & MEMOP_OP_MASK) == XENMEM_machine_memory_map)
+            return hc_subop_refuse(&hc_subops_memory_op, XENMEM_machine_memory_map);
+        return (cmd & MEMOP_OP_MASK) == XENMEM_memory_map ? memory_map(arg) : machphys_mapping(arg);
+    case XENMEM_current_reservation:
+    case XENMEM_maximum_reservation:
+        if (start)
+            return ERR(-XEN_EINVAL, "as Xen: no continuation for these");
+        return reservation(arg, (cmd & MEMOP_OP_MASK) == XENMEM_maximum_reservation);
+    case XENMEM_decrease_reservation:
+    case XENMEM_populate_physmap:
+        return memop_reservation((unsigned)(cmd & MEMOP_OP_MASK), start, arg);
+    case XENMEM_exchange:
+        return start ? -XEN_EINVAL : memop_exchange(arg);
+    case XENMEM_maximum_ram_page:
+        return start ? -XEN_EINVAL : (long)pv_dom.max_mfn - 1;
+    default:
+        return hc_subop_refuse(&hc_subops_memory_op, cmd & MEMOP_OP_MASK);
+    }
+}

@@ -1,0 +1,21 @@
+/* bzimage.h: finds the compressed kernel inside a Linux bzImage (x86 boot protocol 2.08+). */
+#ifndef PV_BZIMAGE_H
+#define PV_BZIMAGE_H
+
+#include "shim/lib.h"
+
+enum bz_format { BZ_NONE, BZ_GZIP, BZ_XZ, BZ_OTHER };
+
+struct bzimage {
+    const uint8_t *payload;
+    size_t payload_len;
+    enum bz_format format;
+    uint64_t out_len;                   /* the decompressed size the image claims (its last 4 bytes) */
+};
+
+/* 1 if img is a bzImage (then *bz describes it, or *why says what is wrong: return < 0), 0 if not. */
+int bzimage_probe(const uint8_t *img, size_t len, struct bzimage *bz, const char **why);
+/* Decompress bz into out; the same contract as decompress.h. */
+int bzimage_decompress(const struct bzimage *bz, uint8_t *out, size_t out_cap, size_t *out_len, const char **why);
+
+#endif

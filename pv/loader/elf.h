@@ -1,0 +1,37 @@
+/* elf.h: the PV kernel's ELF image and Xen notes, parsed and checked (hosted and freestanding). */
+#ifndef PV_ELF_H
+#define PV_ELF_H
+
+#include "shim/lib.h"
+
+#define PV_ELF_MAX_SEGMENTS 16
+#define PV_ELF_MAX_SPAN     (1ull << 30)        /* loaded span of a kernel: at most 1 GiB */
+
+struct pv_segment {
+    uint64_t paddr, filesz, memsz, offset;
+};
+
+/* What the builder needs from a kernel image. Addresses are the guest's virtual addresses. */
+struct pv_elf {
+    const uint8_t *img;
+    size_t len;
+    unsigned nr_segs;
+    struct pv_segment seg[PV_ELF_MAX_SEGMENTS];
+    uint64_t pstart, pend;              /* loaded physical span (p_paddr), page-rounded out */
+    const char *notes_from;             /* "PT_NOTE" or "section headers" */
+    uint64_t virt_base, paddr_offset, virt_offset;
+    uint64_t virt_kstart, virt_kend, virt_entry;
+    uint64_t hypercall_page;            /* 0: none asked for */
+    uint64_t init_p2m;                  /* 0: none asked for */
+    bool mod_start_pfn;
+    uint32_t feat_supported, feat_required;     /* XENFEAT_* bits of submap 0 */
+    char guest_os[16], loader[16], xen_version[16];
+    char why[112];                      /* the one-line reason when parsing fails */
+};
+
+/* Parse and check an image in memory. 0, or -XEN_EINVAL/-XEN_EOPNOTSUPP with e->why set. */
+int pv_elf_parse(struct pv_elf *e, const void *img, size_t len);
+/* The XENFEAT_ bit for a FEATURES note name, or -1 if unknown. */
+int pv_feature_bit(const char *name, size_t len);
+
+#endif

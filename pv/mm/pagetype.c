@@ -1,0 +1,399 @@
+/*
+ * pagetype.c: page types and counts, table validation, entry checks (see pagetype.h).
+ *
+ * The flush rule (XSA-286's lesson, never skipped): a frame that lost its last reference in one
+ * type may still be reachable through stale TLB or paging-structure cache entries, writable if it
+ * was WRITABLE, as a table if it was one. Before such a frame takes a different type, every TLB
+ * is flushed. Frames are marked STALE when their count drops to zero and listed; one flush clears
+ * the whole list, so a burst of type changes (Linux pinning a new page-table tree) costs one flush.
+ * The list's latest TLB-flush clock stamp lets that flush leave out CPUs that flushed since.
+ *
+ * Callers serialise (the MMU lock in the shim); hardware may still set accessed/dirty bits in live
+ * tables at any time, so live entries are only ever replaced with compare-and-exchange.
+ */
+#include "pv/mm/pagetype.h"
+#include "shim/debug.h"
+#include "shim/xerrno.h"
+
+#define E_P    (1ull << 0)
+#define E_RW   (1ull << 1)
+#define E_US   (1ull << 2)
+#define E_A    (1ull << 5)
+#define E_D    (1ull << 6)
+#define E_G    (1ull << 8)
+#define E_AVAIL      0xe00ull                   /* bits 9-11 */
+#define E_AVAIL_HIGH 0x7ff0000000000000ull      /* bits 52-62 */
+#define E_NX   (1ull << 63)
+#define E_GUEST_KERNEL (1ull << 52)             /* Xen's mark of a kernel-only L1 entry */
+
+/* What a guest may set, as Xen allows a PV domain without I/O resources: no cache attributes, no
+ * superpages, and global only in L1s (where it is then dropped: see pt_adjust). */
+#define UPPER_ALLOWED (E_P | E_RW | E_US | E_A | E_D | E_AVAIL | E_AVAIL_HIGH | E_NX | PTE_ADDR_MASK)
+#define L1_ALLOWED    (UPPER_ALLOWED | E_G)
+/* Bits whose change needs no reference work (Xen's fast path). */
+#define FAST_BITS     (E_NX | E_AVAIL_HIGH | E_AVAIL | E_G | E_D | E_A | E_US)
+
+struct pv_mm pv_mm;
+
+#define STALE_MAX 128
+static uint64_t stale[STALE_MAX];
+static unsigned nr_stale;
+static uint32_t stale_since;            /* the TLB-flush clock when the last of them went stale */
+
+/* Linear-page-table counts (rare: Linux never makes them), Xen's linear_pt_count: > 0 = this
+ * table has that many linear entries to other tables; < 0 = that many such entries map it. */
+#define LIN_MAX 64
+static struct { uint64_t mfn; int32_t n; } lin[LIN_MAX];
+
+void pt_init(uint32_t *info, uint64_t nr, bool strip_global)
+{
+    pv_mm = (struct pv_mm){ .info = info, .nr = nr, .strip_global = strip_global };
+    nr_stale = 0;
+    memset(lin, 0, sizeof(lin));
+}
+
+void pt_fix_writable(uint64_t mfn)
+{
+    if (mfn < pv_mm.nr)
+        pv_mm.info[mfn] = PGI_FIXED | ((uint32_t)PGT_WRITABLE << PGI_TYPE_SHIFT) | 1;
+}
+
+static bool tracked_guest(uint64_t mfn)
+{
+    return mfn < pv_mm.nr && pv_mfn_is_guest(mfn) && !(pv_mm.info[mfn] & PGI_FIXED);
+}
+
+static void safety_flush(void)
+{
+    pt_flush_since(stale_since);
+    pv_mm.nr_safety_flushes++;
+    for (unsigned i = 0; i < nr_stale; i++)
+        pv_mm.info[stale[i]] &= ~PGI_STALE;
+    nr_stale = 0;
+}
+
+static void mark_stale(uint64_t mfn)
+{
+    if (pv_mm.info[mfn] & PGI_STALE)
+        return;
+    if (nr_stale == STALE_MAX) {
+        safety_flush();                 /* covers this frame too: its reference is already gone */
+        return;
+    }
+    pv_mm.info[mfn] |= PGI_STALE;
+    stale[nr_stale++] = mfn;
+    stale_since = pt_clock_stamp();
+}
+
+/* ---- linear counts ---- */
+
+static int32_t *lin_slot(uint64_t mfn, bool create)
+{
+    int free_i = -1;
+
+    for (int i = 0; i < LIN_MAX; i++) {
+        if (lin[i].n && lin[i].mfn == mfn)
+            return &lin[i].n;
+        if (!lin[i].n && free_i < 0)
+            free_i = i;
+    }
+    if (!create || free_i < 0)
+        return NULL;
+    lin[free_i].mfn = mfn;
+    return &lin[free_i].n;
+}
+
+int32_t pt_linear_count(uint64_t mfn)
+{
+    int32_t *n = lin_slot(mfn, false);
+
+    return n ? *n : 0;
+}
+
+/* Add d (+1: one more linear entry in this table; -1: one more use of it as a target). */
+static bool lin_add(uint64_t mfn, int32_t d)
+{
+    int32_t cur = pt_linear_count(mfn), *n;
+
+    if ((d > 0 && cur < 0) || (d < 0 && cur > 0) || cur == INT16_MAX || cur == INT16_MIN)
+        return false;
+    if (!(n = lin_slot(mfn, true)))
+        return false;                   /* table full: refuse the linear entry */
+    *n += d;
+    return true;
+}
+
+static void lin_undo(uint64_t mfn, int32_t d)
+{
+    int32_t *n = lin_slot(mfn, false);
+
+    ASSERT(n && ((d > 0 && *n > 0) || (d < 0 && *n < 0)));
+    *n -= d;
+}
+
+/* ---- types ---- */
+
+static int validate(uint64_t mfn, unsigned level);
+static void devalidate(uint64_t mfn, unsigned level);
+
+bool pt_l4_slot_reserved(unsigned slot)
+{
+    return slot >= 256 && slot <= 271;
+}
+
+int pt_get_type(uint64_t mfn, unsigned t)
+{
+    if (pv_mfn_is_special(mfn) || (mfn < pv_mm.nr && (pv_mm.info[mfn] & PGI_FIXED)))
+        return t == PGT_WRITABLE ? 0 : ERR(-XEN_EINVAL);
+    if (!tracked_guest(mfn))
+        return ERR(-XEN_EINVAL);
+
+    uint32_t *p = &pv_mm.info[mfn], x = *p;
+    if (pgi_count(x)) {
+        if (pgi_type(x) != t || (t <= PGT_L4 && !(x & PGI_VALIDATED)) || pgi_count(x) == PGI_COUNT_MASK)
+            return ERR(-XEN_EINVAL);
+        *p = x + 1;
+        return 0;
+    }
+    if (pgi_type(x) != t && (x & PGI_STALE))
+        safety_flush();
+    *p = (*p & (PGI_STALE | PGI_FIXED)) | ((uint32_t)t << PGI_TYPE_SHIFT) | 1;
+    if ((t >= PGT_L1 && t <= PGT_L4) || t == PGT_SEG_DESC) {
+        int rc = t == PGT_SEG_DESC ? pt_desc_validate(mfn) : validate(mfn, t);
+        if (rc) {
+            *p &= ~PGI_COUNT_MASK;      /* no table references it: nothing can have cached it */
+            return rc;
+        }
+        if (t != PGT_SEG_DESC)
+            *p |= PGI_VALIDATED;
+    }
+    return 0;
+}
+
+void pt_put_type(uint64_t mfn)
+{
+    if (pv_mfn_is_special(mfn) || (mfn < pv_mm.nr && (pv_mm.info[mfn] & PGI_FIXED)))
+        return;
+    ASSERT(mfn < pv_mm.nr);
+
+    uint32_t *p = &pv_mm.info[mfn];
+    ASSERT(pgi_count(*p) > 0);
+    if (pgi_count(*p) == 1) {
+        ASSERT(!(*p & PGI_PINNED));
+        if (*p & PGI_VALIDATED)
+            devalidate(mfn, pgi_type(*p));
+        *p &= ~(PGI_VALIDATED | PGI_COUNT_MASK);
+        mark_stale(mfn);
+        return;
+    }
+    (*p)--;
+}
+
+/* ---- entries ---- */
+
+uint64_t pt_adjust(unsigned level, uint64_t e)
+{
+    /* The guest kernel runs in ring 3, so every present entry needs U. As Xen does, an L1 entry
+     * the guest meant for its kernel (no U) is also tagged with bit 52 (_PAGE_GUEST_KERNEL), so
+     * that what it reads back is what Xen would show. G is kept while CR4.PGE is off (the
+     * default, seed 002: the hardware ignores it). With global-pages=on it is dropped from
+     * kernel entries, as a global one would outlive the switch to the user page tables; on user
+     * entries it stays, and guest flushes then flush global entries too (flush.c), as Xen's. */
+    if (!(e & E_P) || (e & E_US))
+        return e;
+    if (pv_mm.strip_global)
+        e &= ~E_G;
+    return e | E_US | (level == 1 ? E_GUEST_KERNEL : 0);
+}
+
+static int get_l1e(uint64_t e)
+{
+    uint64_t mfn = (e & PTE_ADDR_MASK) >> 12;
+
+    if (e & ~L1_ALLOWED)
+        return ERR(-XEN_EINVAL);
+    if (pv_mfn_is_special(mfn))
+        return 0;
+    if (!tracked_guest(mfn))            /* Xen: RAM it does not own -EBUSY, anything else (I/O) -EPERM */
+        return ERR(mfn < pv_mm.nr ? -XEN_EBUSY : -XEN_EPERM);
+    if ((e & E_RW) && pt_get_type(mfn, PGT_WRITABLE))
+        return ERR(-XEN_EBUSY);
+    return 0;
+}
+
+static void put_l1e(uint64_t e)
+{
+    uint64_t mfn = (e & PTE_ADDR_MASK) >> 12;
+
+    if ((e & E_RW) && !pv_mfn_is_special(mfn))
+        pt_put_type(mfn);
+}
+
+/* A level-`level` entry mapping a table of its own level: a linear page table (Xen's rules). */
+static bool get_linear(unsigned level, uint64_t table, uint64_t target, uint64_t e)
+{
+    if (e & E_RW)
+        return false;
+    if (target == table)
+        return true;                    /* maps itself: no reference, nothing can change under it */
+    if (!tracked_guest(target))
+        return false;
+    uint32_t x = pv_mm.info[target];
+    if (pgi_type(x) != level || !(x & PGI_VALIDATED) || pgi_count(x) == PGI_COUNT_MASK)
+        return false;
+    if (!lin_add(table, 1))
+        return false;
+    if (!lin_add(target, -1)) {
+        lin_undo(table, 1);
+        return false;
+    }
+    pv_mm.info[target]++;
+    return true;
+}
+
+int pt_get_entry(unsigned level, uint64_t table_mfn, unsigned slot, uint64_t e)
+{
+    ASSERT(e & E_P);
+    if (level == 1)
+        return get_l1e(e);
+    if (e & ~UPPER_ALLOWED)
+        return ERR(-XEN_EINVAL);
+
+    uint64_t target = (e & PTE_ADDR_MASK) >> 12;
+    int rc = pt_get_type(target, level - 1);
+    if (rc == -XEN_EINVAL && get_linear(level, table_mfn, target, e))
+        rc = 0;
+    return rc;
+}
+
+void pt_put_entry(unsigned level, uint64_t table_mfn, unsigned slot, uint64_t e)
+{
+    if (!(e & E_P))
+        return;
+    if (level == 1) {
+        put_l1e(e);
+        return;
+    }
+    uint64_t target = (e & PTE_ADDR_MASK) >> 12;
+    if (target == table_mfn)
+        return;
+    if (pgi_type(pv_mm.info[target]) == level) {        /* a linear entry: undo get_linear */
+        lin_undo(target, -1);
+        lin_undo(table_mfn, 1);
+    }
+    pt_put_type(target);
+}
+
+/* ---- tables ---- */
+
+static int validate(uint64_t mfn, unsigned level)
+{
+    uint64_t *t = pt_frame(mfn);
+    unsigned i;
+    int rc = 0;
+
+    if (level == 4)
+        pt_l4_init_reserved(t);
+    for (i = 0; i < PT_ENTRIES; i++) {
+        uint64_t e = __atomic_load_n(&t[i], __ATOMIC_RELAXED);
+        if ((level == 4 && pt_l4_slot_reserved(i)) || !(e & E_P))
+            continue;
+        if ((rc = pt_get_entry(level, mfn, i, e)))
+            break;
+        t[i] = pt_adjust(level, e);
+    }
+    if (rc) {
+        while (i-- > 0)
+            if (!(level == 4 && pt_l4_slot_reserved(i)))
+                pt_put_entry(level, mfn, i, t[i]);
+        return rc;
+    }
+    pv_mm.nr_validations++;
+    return 0;
+}
+
+static void devalidate(uint64_t mfn, unsigned level)
+{
+    uint64_t *t = pt_frame(mfn);
+
+    for (unsigned i = 0; i < PT_ENTRIES; i++)
+        if (!(level == 4 && pt_l4_slot_reserved(i)))
+            pt_put_entry(level, mfn, i, __atomic_load_n(&t[i], __ATOMIC_RELAXED));
+    pv_mm.nr_devalidations++;
+}
+
+/* Replace an entry: with `expect`, only if it still holds exactly *expect (else 1, nothing done). */
+static int mod_entry(uint64_t table_mfn, unsigned slot, uint64_t val, bool preserve_ad, const uint64_t *expect)
+{
+    if (!tracked_guest(table_mfn) || slot >= PT_ENTRIES)
+        return ERR(-XEN_EINVAL);
+    uint32_t x = pv_mm.info[table_mfn];
+    unsigned level = pgi_type(x);
+    if (level < PGT_L1 || level > PGT_L4 || !pgi_count(x) || !(x & PGI_VALIDATED))
+        return ERR(-XEN_EINVAL);
+    if (level == 4 && pt_l4_slot_reserved(slot))
+        return ERR(-XEN_EINVAL);
+
+    uint64_t *p = &pt_frame(table_mfn)[slot];
+    uint64_t old = expect ? *expect : __atomic_load_n(p, __ATOMIC_RELAXED), nw;
+    /* the CPU only ever sets A and D: everything else of `old` is stable under the caller's lock */
+    bool fast = (old & E_P) && (val & E_P) && !((old ^ val) & ~FAST_BITS);
+    if ((val & E_P) && !fast) {
+        int rc = pt_get_entry(level, table_mfn, slot, val);
+        if (rc)
+            return rc;
+    } else if (fast && (val & ~(level == 1 ? L1_ALLOWED : UPPER_ALLOWED))) {
+        return ERR(-XEN_EINVAL);
+    }
+    val = pt_adjust(level, val);
+    for (;;) {
+        nw = preserve_ad ? val | (old & (E_A | E_D)) : val;
+        uint64_t seen = old;
+        if (__atomic_compare_exchange_n(p, &seen, nw, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+            break;
+        if (expect) {                   /* changed under us: undo, the caller recomputes */
+            if ((val & E_P) && !fast)
+                pt_put_entry(level, table_mfn, slot, val);
+            return 1;
+        }
+        old = seen;
+    }
+    if ((old & E_P) && !fast)
+        pt_put_entry(level, table_mfn, slot, old);
+    return 0;
+}
+
+int pt_mod_entry(uint64_t table_mfn, unsigned slot, uint64_t val, bool preserve_ad)
+{
+    return mod_entry(table_mfn, slot, val, preserve_ad, NULL);
+}
+
+int pt_cmpxchg_entry(uint64_t table_mfn, unsigned slot, uint64_t old, uint64_t val)
+{
+    return mod_entry(table_mfn, slot, val, false, &old);
+}
+
+int pt_pin(uint64_t mfn, unsigned level)
+{
+    int rc;
+
+    if (level < PGT_L1 || level > PGT_L4 || !tracked_guest(mfn))
+        return ERR(-XEN_EINVAL);
+    if ((rc = pt_get_type(mfn, level)))
+        return rc;
+    if (pv_mm.info[mfn] & PGI_PINNED) {
+        pt_put_type(mfn);
+        return ERR(-XEN_EINVAL);
+    }
+    pv_mm.info[mfn] |= PGI_PINNED;
+    return 0;
+}
+
+int pt_unpin(uint64_t mfn)
+{
+    if (!tracked_guest(mfn) || !(pv_mm.info[mfn] & PGI_PINNED))
+        return ERR(-XEN_EINVAL);
+    pv_mm.info[mfn] &= ~PGI_PINNED;
+    pt_put_type(mfn);
+    return 0;
+}

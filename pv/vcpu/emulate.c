@@ -1,0 +1,286 @@
+/*
+ * emulate.c: privileged instructions a 64-bit PV kernel (running in ring 3) executes and a
+ * hypervisor answers, as Xen does for PV guests: reads of CR0/CR2/CR3/CR4, rdmsr/wrmsr of the
+ * segment-base MSRs and a few read-only ones, CPUID behind the forced-emulation prefix
+ * (ud2; .ascii "xen"; cpuid) with a PV CPUID policy, wbinvd, clts, and cli/sti on the upcall
+ * mask and port I/O to ports nobody has, both under the virtual IOPL (iopl_ok). Anything else
+ * is the guest's #GP or #UD, bounced to it (rdmsr_safe
+ * and friends rely on that). hlt too is #GP(0): Xen 4.17's PV emulator does not take it, so the
+ * stock shim faults it, and a kernel that hlts by mistake should be told, not hang (guests idle
+ * with SCHEDOP_block; test/guests/nmi checks the #GP on both shims).
+ */
+#include "pv/domain/domain.h"
+#include "pv/mm/guest.h"
+#include "pv/mm/mm.h"
+#include "pv/vcpu/traps.h"
+#include "shim/config.h"
+#include "shim/x86.h"
+
+#define MSR_EFER_ 0xc0000080
+#define MSR_TSC_AUX 0xc0000103
+#define MSR_IA32_TSC 0x10
+#define MSR_PLATFORM_INFO 0xce
+
+#define CPUID_HYPERVISOR_BASE 0x40000000u
+#define CR4_PGE_ (1ul << 7)
+
+static uint64_t *gpr(struct cpu_regs *r, unsigned n)
+{
+    uint64_t *const regs[16] = { &r->rax, &r->rcx, &r->rdx, &r->rbx, &r->rsp, &r->rbp, &r->rsi, &r->rdi,
+                                 &r->r8,  &r->r9,  &r->r10, &r->r11, &r->r12, &r->r13, &r->r14, &r->r15 };
+    return regs[n & 15];
+}
+
+/* The guest's segment bases. While the shim runs, swapgs has put the guest's active GS base
+ * in MSR_KERNEL_GS_BASE; the guest kernel's "shadow" (user) GS base is kept per vCPU (gs_base_user). */
+static bool read_msr(uint32_t msr, uint64_t *v)
+{
+    switch (msr) {
+    case MSR_FS_BASE:
+        *v = rdmsr(MSR_FS_BASE);
+        return true;
+    case MSR_GS_BASE:
+        *v = rdmsr(MSR_KERNEL_GS_BASE);
+        return true;
+    case MSR_KERNEL_GS_BASE:
+        *v = pv_current()->gs_base_user;
+        return true;
+    case MSR_EFER_:
+        *v = rdmsr(MSR_EFER_);          /* LME, LMA, SCE, NXE: what the guest runs with */
+        return true;
+    case MSR_IA32_TSC:
+        *v = rdtsc();
+        return true;
+    case MSR_TSC_AUX:
+        *v = 0;
+        return true;
+    default:
+        return false;                   /* #GP, as Xen for MSRs outside its PV policy */
+    }
+}
+
+static bool write_msr(uint32_t msr, uint64_t v)
+{
+    switch (msr) {
+    case MSR_FS_BASE:
+        if (!is_canonical(v))
+            return false;
+        wrmsr(MSR_FS_BASE, v);
+        return true;
+    case MSR_GS_BASE:
+        if (!is_canonical(v))
+            return false;
+        wrmsr(MSR_KERNEL_GS_BASE, v);   /* becomes the active GS base at swapgs on the way out */
+        return true;
+    case MSR_KERNEL_GS_BASE:
+        if (!is_canonical(v))
+            return false;
+        pv_current()->gs_base_user = v;
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The PV CPUID policy: the host's view minus what a PV guest cannot use (it has no APIC, no
+ * VMX/SVM, no MONITOR, cannot set CR4 bits such as FSGSBASE, PCID, SMEP or SMAP, or XSAVE
+ * states the shim does not switch), plus the hypervisor bit and Xen's leaves. */
+void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
+{
+    if (leaf >= CPUID_HYPERVISOR_BASE && leaf < CPUID_HYPERVISOR_BASE + 0x10000) {
+        *a = *b = *c = *d = 0;
+        switch (leaf - CPUID_HYPERVISOR_BASE) {
+        case 0:
+            *a = CPUID_HYPERVISOR_BASE + 2;
+            memcpy(b, "XenV", 4);
+            memcpy(c, "MMXe", 4);
+            memcpy(d, "nVMM", 4);
+            break;
+        case 1:
+            *a = SHIM_XEN_MAJOR << 16 | SHIM_XEN_MINOR;
+            break;
+        case 2:
+            *a = 1;                     /* hypercall pages; a PV guest gets them by its note */
+            *b = CPUID_HYPERVISOR_BASE;
+            break;
+        }
+        return;
+    }
+    cpuid_count(leaf, sub, a, b, c, d);
+    switch (leaf) {
+    case 1:
+        *c &= ~((1u << 3) | (1u << 5) | (1u << 6) | (1u << 17) | (1u << 21) | (1u << 24) | (1u << 26) |
+                (1u << 27) | (1u << 28));  /* MONITOR VMX SMX PCID x2APIC TSC-deadline XSAVE OSXSAVE AVX */
+        *c |= 1u << 31;                 /* hypervisor */
+        /* VME PSE MCE APIC MTRR MCA PSE36 ACPI TM PBE: no superpages for a PV guest, no APIC,
+         * MTRRs or machine-check MSRs (Linux reads those without a fixup) */
+        *d &= ~((1u << 1) | (1u << 3) | (1u << 7) | (1u << 9) | (1u << 12) | (1u << 14) | (1u << 17) | (1u << 22) |
+                (1u << 29) | (1u << 31));
+        break;
+    case 7:
+        if (sub == 0) {
+            *b &= ~((1u << 0) | (1u << 5) | (1u << 7) | (1u << 10) | (1u << 20));  /* FSGSBASE AVX2 SMEP INVPCID SMAP */
+            *c &= ~((1u << 2) | (1u << 3) | (1u << 4) | (1u << 22));  /* UMIP PKU OSPKE RDPID */
+        } else {
+            *a = *b = *c = *d = 0;
+        }
+        break;
+    case 0xd:
+        *a = *b = *c = *d = 0;          /* no XSAVE */
+        break;
+    case 0x80000001:
+        *c &= ~((1u << 2) | (1u << 3)); /* SVM, ExtApicSpace */
+        /* 1 GiB pages; RDTSCP: TSC_AUX is not the guest's to set here, and an L0 that emulates
+         * the TSC traps RDTSCP (QEMU's SVM reports it as RDTSC, and Xen then cannot complete it) */
+        *d &= ~((1u << 26) | (1u << 27));
+        break;
+    default:
+        break;
+    }
+}
+
+/*
+ * The virtual IOPL (physdev set_iopl; with VMASST_TYPE_architectural_iopl also iret's rflags)
+ * against the mode's privilege, as Xen's iopl_ok: user mode is ring 3; the kernel counts as
+ * ring 1, or as ring 0 (always allowed) once the guest asked for the architectural behaviour.
+ */
+static bool iopl_ok(void)
+{
+    unsigned cpl = pv_current()->user_mode ? 3 : (pv_dom.vm_assist & (1ull << VMASST_TYPE_architectural_iopl)) ? 0 : 1;
+
+    return cpl <= pv_current()->iopl;
+}
+
+/*
+ * in/out that the virtual IOPL allows (iopl_ok): the guest owns no port, so, as
+ * Xen does for ports a domain has no access to, reads give all ones and writes go nowhere (Linux
+ * probes PCI configuration ports this way). Without the IOPL it is the guest's #GP.
+ */
+static bool port_io(struct cpu_regs *r, const uint8_t *b)
+{
+    unsigned len = 0, size = 4;
+
+    if (b[0] == 0x66) {
+        size = 2;
+        len = 1;
+    }
+    uint8_t op = b[len];
+    bool imm = op >= 0xe4 && op <= 0xe7, dx = op >= 0xec && op <= 0xef;
+    if ((!imm && !dx) || !iopl_ok())
+        return false;
+    if (!(op & 1))
+        size = 1;
+    if (!(op & 2)) {                    /* in: all ones of the operand's size into al/ax/eax */
+        uint64_t ones = size == 4 ? 0xffffffffull : (1ull << (size * 8)) - 1;
+        r->rax = size == 4 ? ones : (r->rax & ~ones) | ones;
+    }
+    r->rip += len + 1 + (imm ? 1 : 0);
+    pv_dom.nr_emulated++;
+    return true;
+}
+
+/* The faulting instruction: optional REX, then the opcode. Returns true if emulated. From user
+ * mode only port I/O and cli/sti are looked at, under the IOPL as from the kernel. */
+bool pv_emulate(struct cpu_regs *r)
+{
+    uint8_t b[8] = { 0 };
+    unsigned len = 0, rex = 0;
+
+    if (copy_from_guest(b, r->rip, sizeof(b)) && copy_from_guest(b, r->rip, 3))
+        return false;                   /* (fewer than 8 readable bytes: the page ends) */
+    if (r->vector == 6) {               /* #UD: only the forced-emulation prefix */
+        static const uint8_t fep[5] = { 0x0f, 0x0b, 'x', 'e', 'n' };
+        if (memcmp(b, fep, sizeof(fep)) || b[5] != 0x0f || b[6] != 0xa2)
+            return false;
+        uint32_t a, bb, c, d;
+        pv_cpuid((uint32_t)r->rax, (uint32_t)r->rcx, &a, &bb, &c, &d);
+        r->rax = a, r->rbx = bb, r->rcx = c, r->rdx = d;
+        r->rip += 7;
+        pv_dom.nr_emulated++;
+        return true;
+    }
+    if (b[0] == 0xfa || b[0] == 0xfb) {  /* cli/sti: the upcall mask, if the virtual IOPL allows */
+        if (!iopl_ok())
+            return false;
+        pv_current()->vi->evtchn_upcall_mask = b[0] == 0xfa;
+        r->rip += 1;
+        pv_dom.nr_emulated++;
+        return true;
+    }
+    if (port_io(r, b))
+        return true;
+    if (pv_current()->user_mode)
+        return false;
+    if ((b[0] & 0xf0) == 0x40) {
+        rex = b[0];
+        len = 1;
+    }
+    if (b[len] != 0x0f)
+        return false;
+    uint8_t op = b[len + 1];
+    uint64_t v;
+    switch (op) {
+    case 0x20: {                        /* mov %crN, %reg */
+        uint8_t m = b[len + 2];
+        if ((m & 0xc0) != 0xc0)
+            return false;
+        unsigned cr = ((m >> 3) & 7) | ((rex & 4) ? 8 : 0), reg = (m & 7) | ((rex & 1) ? 8 : 0);
+        switch (cr) {
+        case 0: v = read_cr0(); break;
+        case 2: v = pv_current()->vi->arch.cr2; break;   /* the one we last gave it */
+        case 3: v = pv_current()->cr3; break;
+        case 4: v = pv_current()->guest_cr4 ? pv_current()->guest_cr4 : read_cr4() & ~CR4_PGE_; break;
+        default: return false;
+        }
+        *gpr(r, reg) = v;
+        len += 3;
+        break;
+    }
+    case 0x22: {                        /* mov %reg, %crN: as Xen's PV emulation */
+        uint8_t m = b[len + 2];
+        if ((m & 0xc0) != 0xc0)
+            return false;
+        unsigned cr = ((m >> 3) & 7) | ((rex & 4) ? 8 : 0), reg = (m & 7) | ((rex & 1) ? 8 : 0);
+        v = *gpr(r, reg);
+        switch (cr) {
+        case 0:                         /* only TS is the guest's (fpu_taskswitch) */
+            pv_set_fpu_ts(v & CR0_TS);
+            break;
+        case 3:                         /* a new base pointer, as MMUEXT_NEW_BASEPTR */
+            if (pv_new_baseptr(v >> PAGE_SHIFT))
+                return false;
+            break;
+        case 4:                         /* recorded for reads; the shim's CR4 stays as it is */
+            pv_current()->guest_cr4 = v;
+            break;
+        default:
+            return false;
+        }
+        len += 3;
+        break;
+    }
+    case 0x32:                          /* rdmsr */
+        if (!read_msr((uint32_t)r->rcx, &v))
+            return false;
+        r->rax = (uint32_t)v;
+        r->rdx = v >> 32;
+        len += 2;
+        break;
+    case 0x30:                          /* wrmsr */
+        if (!write_msr((uint32_t)r->rcx, (r->rdx << 32) | (uint32_t)r->rax))
+            return false;
+        len += 2;
+        break;
+    case 0x09:                          /* wbinvd: a no-op for a guest without devices, as Xen */
+    case 0x06:                          /* clts: the guest's TS is virtual (fpu_taskswitch) */
+        if (op == 0x06)
+            pv_set_fpu_ts(false);       /* the real TS too, or the next FPU use faults */
+        len += 2;
+        break;
+    default:
+        return false;
+    }
+    r->rip += len;
+    pv_dom.nr_emulated++;
+    return true;
+}

@@ -1,0 +1,38 @@
+/* traps.h: the guest's CPU: exceptions, SYSCALL, iret, its kernel/user modes, virtual NMIs. */
+#ifndef PV_VCPU_TRAPS_H
+#define PV_VCPU_TRAPS_H
+
+#include "shim/lib.h"
+
+struct cpu_regs;
+struct pv_vcpu;
+
+/* entry.S: SYSCALL's entry points from the guest (64-bit and compat) */
+extern char pv_syscall_entry[], pv_syscall_entry_compat[];
+
+/* traps.c, emulate.c, run.c, iret.c */
+bool pv_trap(struct cpu_regs *r, uint64_t cr2);     /* an exception from the guest */
+bool pv_emulate(struct cpu_regs *r);                /* emulate.c: #GP/#UD it could answer */
+void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d);
+void pv_syscall(struct cpu_regs *r);                /* run.c: SYSCALL from the guest */
+void pv_iret(struct cpu_regs *r);                   /* iret.c: __HYPERVISOR_iret */
+void pv_syscall_from_user(struct cpu_regs *r);      /* traps.c */
+/* Build an exception/event frame on the guest kernel stack and enter addr (error_code < 0: none). */
+void pv_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t error_code);
+
+/* mode.c */
+void pv_to_kernel_mode(void);
+bool pv_to_user_mode(void);                         /* false: no user page tables */
+
+/* hypercall/cpu.c, hypercall/debugreg.c */
+void pv_set_fpu_ts(bool ts);                        /* the virtual CR0.TS, on this CPU */
+void pv_debugreg_load(const uint64_t dr[8]);        /* a starting vCPU's DR0-3, 6, 7 */
+bool pv_debug_in_shim(void);                        /* a #DB in the shim was the guest's watchpoint */
+
+/* nmi.c: virtual NMIs */
+long pv_nmi_send(struct pv_vcpu *v, uint64_t arg);     /* VCPUOP_send_nmi */
+long pv_nmi_register(uint64_t address);               /* CALLBACKOP and nmi_op: trap vector 2 */
+long pv_nmi_unregister(void);
+void pv_nmi_deliver(struct cpu_regs *r);               /* on the way back to the guest */
+
+#endif
