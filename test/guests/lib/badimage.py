@@ -57,9 +57,17 @@ if kind == 'truncated':
     img = img[:ph[3] + ph[6] // 2]
 elif kind == 'overlap':
     ph = load0()
-    # turn the PT_NOTE header (or any other) into a PT_LOAD inside the first one
+    # turn the PT_NOTE header (the one after the first PT_LOAD: loaded after it) into a PT_LOAD
+    # of the entry's page, filled with ud2 from bytes appended to the file. A loader that checks
+    # for overlaps refuses it; one that does not (Xen 4.17's) loads it over the kernel's first
+    # instructions, and the guest dies of #UD at its entry wherever its code lies.
     other = next(p for p in phdrs() if p[1] != 1)
-    struct.pack_into(PHDR, img, other[0], 1, 6, ph[3], ph[4] + 0x1000, ph[5] + 0x1000, 0x100, 0x1000, 0x1000)
+    page = entry & ~0xfff
+    assert ph[4] <= page < ph[4] + ph[7], 'the entry is outside the first PT_LOAD'   # p_vaddr, p_memsz
+    img += b'\0' * (-len(img) % 0x1000)
+    off = len(img)
+    img += b'\x0f\x0b' * 0x800
+    struct.pack_into(PHDR, img, other[0], 1, 5, off, page, ph[5] + (page - ph[4]), 0x1000, 0x1000, 0x1000)
 elif kind == 'entry':
     for d, t, sz in xen_notes():
         if t == 1:                      # XEN_ELFNOTE_ENTRY
