@@ -22,24 +22,11 @@
 #define __unused            __attribute__((unused))
 #define container_of(p, t, m) ((t *)((char *)(p) - offsetof(t, m)))
 
-/* string.c (in the hosted build, libc provides these with the same prototypes) */
-void *memcpy(void *d, const void *s, size_t n);
-void *memmove(void *d, const void *s, size_t n);
-void *memset(void *d, int c, size_t n);
-int memcmp(const void *a, const void *b, size_t n);
-size_t strlen(const char *s);
-size_t strnlen(const char *s, size_t max);
-int strcmp(const char *a, const char *b);
-int strncmp(const char *a, const char *b, size_t n);
-char *strchr(const char *s, int c);
-void *memchr(const void *s, int c, size_t n);
+/* string.c and format.c (libc/libc.h; in the hosted build, libc provides the string functions) */
+#include "libc/libc.h"
 
 /* strlcpy-like: always terminates, returns strlen(src) (the lib.c version works in both builds) */
 size_t str_copy(char *d, const char *s, size_t size);
-
-/* format.c */
-int vsnprintf_(char *buf, size_t size, const char *fmt, va_list ap);
-int snprintf_(char *buf, size_t size, const char *fmt, ...) __printf(3, 4);
 
 /* Parse an unsigned number (0x.. hex, 0.. octal, else decimal); returns chars used, 0 if none. */
 size_t parse_ulong(const char *s, uint64_t *val);

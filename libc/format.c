@@ -1,5 +1,8 @@
-/* format.c: vsnprintf for the console (%d %i %u %x %X %p %s %c %%, flags -0+ #, width, precision, l/ll/z/h). */
-#include "shim/lib.h"
+/*
+ * format.c: vsnprintf_ for the shim's console and the test guests' printf: %d %i %u %o %x %X
+ * %p %s %c %%, flags -0+ #, width, precision, length modifiers h l ll z j t.
+ */
+#include "libc/libc.h"
 
 struct out {
     char *buf;
