@@ -42,16 +42,19 @@ struct build_layout build_lay;
 
 static char why[128];
 
-static int fail(int err, const char *fmt, ...) __printf(2, 3);
-static int fail(int err, const char *fmt, ...)
+/* The build's one refusal: its reason (pv_build_error, the FATAL line) is also ERR's, with the
+ * caller's file:line. */
+static int fail_at(const char *file, int line, int err, const char *fmt, ...) __printf(4, 5);
+static int fail_at(const char *file, int line, int err, const char *fmt, ...)
 {
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf_(why, sizeof(why), fmt, ap);
     va_end(ap);
-    return ERR(err);
+    return err_at(err, why, file, line);
 }
+#define fail(...) fail_at(__FILE__, __LINE__, __VA_ARGS__)
 
 const char *pv_build_error(void)
 {

@@ -67,16 +67,19 @@ int pv_feature_bit(const char *name, size_t len)
     return -1;
 }
 
-static int fail(struct pv_elf *e, int err, const char *fmt, ...) __printf(3, 4);
-static int fail(struct pv_elf *e, int err, const char *fmt, ...)
+/* A refusal: its reason (e->why, the builder's FATAL line) is also ERR's, with the caller's
+ * file:line. */
+static int fail_at(const char *file, int line, struct pv_elf *e, int err, const char *fmt, ...) __printf(5, 6);
+static int fail_at(const char *file, int line, struct pv_elf *e, int err, const char *fmt, ...)
 {
     va_list ap;
 
     va_start(ap, fmt);
     vsnprintf_(e->why, sizeof(e->why), fmt, ap);
     va_end(ap);
-    return ERR(err);
+    return err_at(err, e->why, file, line);
 }
+#define fail(...) fail_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* [off, off + size) lies within the image (no overflow). */
 static bool in_image(const struct pv_elf *e, uint64_t off, uint64_t size)
