@@ -29,6 +29,7 @@
  * Expect: stock PASS on xen; ours PASS on xen and none.
  */
 #include "guest.h"
+#include "probe.h"
 
 const char test_title[] = "desc: set_gdt, update_descriptor and SET_LDT, with Xen's descriptor checks";
 
@@ -36,15 +37,6 @@ static uint64_t gdt[512] __attribute__((aligned(4096)));
 static uint64_t bad_gdt[512] __attribute__((aligned(4096)));
 static uint64_t ldt[512] __attribute__((aligned(4096)));
 static uint64_t plain[512] __attribute__((aligned(4096)));
-/* probe.S: load %fs with sel, surviving a #PF (then FS_PROBE_FAULTED). */
-#define FS_PROBE_FAULTED 0xfa017ed0fa017ed0UL
-unsigned long fs_probe(unsigned long sel);
-extern unsigned long pf_count, pf_error;
-extern char pf_entry[];
-static struct trap_info pf_trap[] = {
-	{ 14, 4, FLAT_KERNEL_CS, (unsigned long)pf_entry },
-	{ 0, 0, 0, 0 },
-};
 
 static uint64_t bad_ldt[512] __attribute__((aligned(4096)));
 static volatile uint64_t val_a = 0xaaaa0001aaaa0001UL, val_b = 0xbbbb0002bbbb0002UL, val_c = 0xcccc0003cccc0003UL;
@@ -307,11 +299,13 @@ static void test_ldt(void)
 	rc = set_rw(bad_ldt, false);
 	rc = rc ? rc : set_ldt(bad_ldt, 4);
 	check(rc == 0, "SET_LDT with a page holding a TSS descriptor: %ld (%s)", rc, errno_name(rc));
-	unsigned long faults = pf_count, r = fs_probe(SEL_LDT1);
-	unsigned long cr2 = shared_info->vcpu_info[0].arch.cr2;
-	check(r == FS_PROBE_FAULTED && pf_count == faults + 1 && cr2 == (unsigned long)bad_ldt + 8,
-	      "loading its selector gives the guest a #PF (error %#lx) at its LDT address: cr2 %#lx (want %p)",
-	      pf_error, cr2, (void *)((char *)bad_ldt + 8));
+	unsigned long faults = probe_fault.count;
+	bool loaded = probe_load_fs(SEL_LDT1);
+	unsigned long cr2 = probe_fault.cr2;
+	check(!loaded && probe_fault.count == faults + 1 && probe_fault.vector == 14 &&
+	      probe_fault.rip == (unsigned long)probe_insn_load_fs && cr2 == (unsigned long)bad_ldt + 8,
+	      "loading its selector gives the guest a #PF (vector %lu, error %#lx, rip %#lx) at its LDT address: cr2 %#lx (want %p)",
+	      probe_fault.vector, probe_fault.error, probe_fault.rip, cr2, (void *)((char *)bad_ldt + 8));
 	load_fs(0);
 	rc = set_ldt(NULL, 0);
 	rc = rc ? rc : set_rw(bad_ldt, true);
@@ -320,10 +314,6 @@ static void test_ldt(void)
 
 void test_main(void)
 {
-	long trc = hypercall_set_trap_table(pf_trap);
-
-	if (trc)
-		test_fail("set_trap_table for #PF: %ld (%s)", trc, errno_name(trc));
 	test_gdt();
 	test_ldt();
 

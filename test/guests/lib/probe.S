@@ -79,6 +79,28 @@ probe_insn_andb:
 	lock andb %sil, (%rdi)
 DONE lock_andb
 
+/* bool probe_lock_orq(void *p, uint64_t val) */
+PROBE lock_orq
+	.globl probe_insn_orq
+probe_insn_orq:
+	lock orq %rsi, (%rdi)
+DONE lock_orq
+
+/* bool probe_lock_btr(void *p, uint64_t bit, bool *cf): lock btr, its carry (the bit's old value) */
+PROBE lock_btr
+	.globl probe_insn_btr
+probe_insn_btr:
+	lock btrq %rsi, (%rdi)
+	setc	(%rdx)
+DONE lock_btr
+
+/* bool probe_load_fs(uint16_t sel): mov to %fs (a descriptor-table access that may fault) */
+PROBE load_fs
+	.globl probe_insn_load_fs
+probe_insn_load_fs:
+	mov	%di, %fs
+DONE load_fs
+
 /* bool probe_hlt(void): hlt, which a PV kernel may not execute (#GP) */
 PROBE hlt
 	.globl probe_insn_hlt

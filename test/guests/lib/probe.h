@@ -26,11 +26,15 @@ bool probe_xchg(void *p, uint64_t val, uint64_t *old);		/* xchg (implicitly lock
 bool probe_cmpxchg(void *p, uint64_t expect, uint64_t val, uint64_t *seen);	/* lock cmpxchg */
 bool probe_lock_orb(void *p, uint8_t val);			/* lock orb */
 bool probe_lock_andb(void *p, uint8_t val);			/* lock andb */
+bool probe_lock_orq(void *p, uint64_t val);			/* lock orq */
+bool probe_lock_btr(void *p, uint64_t bit, bool *cf);		/* lock btrq; *cf: the bit was set */
+bool probe_load_fs(uint16_t sel);				/* mov %di, %fs */
 bool probe_hlt(void);						/* hlt */
 bool probe_fnop(void);						/* fnop (x87) */
 
 /* The faulting instruction of each probe, to check a fault's rip against. */
 extern char probe_insn_read[], probe_insn_write[], probe_insn_write8[], probe_insn_xchg[],
-	probe_insn_cmpxchg[], probe_insn_orb[], probe_insn_andb[], probe_insn_hlt[], probe_insn_fnop[];
+	probe_insn_cmpxchg[], probe_insn_orb[], probe_insn_andb[], probe_insn_orq[], probe_insn_btr[],
+	probe_insn_load_fs[], probe_insn_hlt[], probe_insn_fnop[];
 
 #endif

@@ -42,32 +42,31 @@
  * Expect: stock PASS on xen (the L0 on QEMU 7.2, as the bed runs it); ours PASS on xen and none.
  */
 #include "guest.h"
-#include "traps.h"
+#include "probe.h"
 
 const char test_title[] = "ptwr-probe: writable page tables (mov, xchg, lock cmpxchg, lock or, lock btr on an L1 entry)";
 
 #define PTE_OP_FAULTED 0xfa017ed0fa017ed0UL
 enum { OP_MOV, OP_XCHG, OP_CMPXCHG, OP_OR, OP_BTR };
 
-unsigned long pte_op(unsigned long method, uint64_t *p, uint64_t val, uint64_t cmp);
-extern char pte_op_mov[], pte_op_xchg[], pte_op_cmpxchg[], pte_op_or[], pte_op_btr[];
-extern unsigned long pf_count, pf_error, pf_rip, pf_rsp;
-extern char pf_entry[];
+/* One write of method m to p (lib/probe.S: one instruction each, a fault recorded in probe_fault
+ * and the probe returning false): mov and lock or give 0, xchg the old value, lock cmpxchg the
+ * value it saw (cmp expected), lock btr the bit's old value (val is the bit); PTE_OP_FAULTED if
+ * it faulted. */
+static unsigned long pte_op(unsigned int m, uint64_t *p, uint64_t val, uint64_t cmp)
+{
+	uint64_t out = 0;
+	bool cf = false, done;
 
-/* The library's stubs for every other vector (fatal), ours for #PF. */
-#define T(v) extern char trap_##v[];
-T(0) T(1) T(2) T(3) T(4) T(5) T(6) T(7) T(8) T(10) T(11) T(12) T(13) T(16) T(17) T(18) T(19)
-T(20) T(21)
-#undef T
-#define E(v, dpl) { (v), (dpl) | 4, FLAT_KERNEL_CS, (unsigned long)trap_##v }
-static struct trap_info trap_table[] = {
-	E(0, 0), E(1, 0), E(2, 0), E(3, 3), E(4, 3), E(5, 0), E(6, 0), E(7, 0),
-	E(8, 0), E(10, 0), E(11, 0), E(12, 0), E(13, 0),
-	{ 14, 4, FLAT_KERNEL_CS, (unsigned long)pf_entry },
-	E(16, 0), E(17, 0), E(18, 0), E(19, 0), E(20, 0), E(21, 0),
-	{ 0, 0, 0, 0 },
-};
-#undef E
+	switch (m) {
+	case OP_MOV: done = probe_write(p, val); break;
+	case OP_XCHG: done = probe_xchg(p, val, &out); break;
+	case OP_CMPXCHG: done = probe_cmpxchg(p, cmp, val, &out); break;
+	case OP_OR: done = probe_lock_orq(p, val); break;
+	default: done = probe_lock_btr(p, val, &cf); out = cf; break;
+	}
+	return done ? out : PTE_OP_FAULTED;
+}
 
 /* The window whose entry we rewrite, and the frames it is pointed at (one per method). */
 #define NFRAMES 6
@@ -117,7 +116,7 @@ static void restore(void)
 }
 
 static const char *const names[] = { "mov", "xchg", "lock cmpxchg", "lock or", "lock btr" };
-static char *const insns[] = { pte_op_mov, pte_op_xchg, pte_op_cmpxchg, pte_op_or, pte_op_btr };
+static char *const insns[] = { probe_insn_write, probe_insn_xchg, probe_insn_cmpxchg, probe_insn_orq, probe_insn_btr };
 
 /* Run one write; false (and the fault printed) if it faulted. */
 /* CR2 as the hypervisor keeps it for us: `mov %cr2` is a privileged read it emulates. */
@@ -131,13 +130,13 @@ static unsigned long read_cr2(void)
 
 static bool run(unsigned int m, const char *what, uint64_t val, uint64_t cmp, unsigned long *res)
 {
-	unsigned long faults = pf_count;
+	unsigned long faults = probe_fault.count;
 
 	*res = pte_op(m, ptep, val, cmp);
-	if (pf_count == faults)
+	if (probe_fault.count == faults)
 		return true;
 	printf("  %s %s: #PF error %#lx at rip %#lx (the %s is at %p), cr2 %#lx (vcpu_info) %#lx (mov %%cr2); entry at %p\n",
-	       names[m], what, pf_error, pf_rip, names[m], (void *)insns[m],
+	       names[m], what, probe_fault.error, probe_fault.rip, names[m], (void *)insns[m],
 	       shared_info->vcpu_info[0].arch.cr2, read_cr2(), (void *)ptep);
 	return false;
 }
@@ -186,11 +185,11 @@ static void unassisted(void)
 	if (!check(rc == 0, "vm_assist(disable, writable_pagetables): %ld %s", rc, errno_name(rc)))
 		return;
 	for (unsigned int m = OP_MOV; m <= OP_XCHG; m++) {
-		unsigned long faults = pf_count;
+		unsigned long faults = probe_fault.count;
 		uint64_t val = frame_pte(orig, 5);
 
 		res = pte_op(m, ptep, val, 0);
-		if (!check(pf_count != faults, "unassisted %s takes a fault, not an emulation (entry after it: %#lx)",
+		if (!check(probe_fault.count != faults, "unassisted %s takes a fault, not an emulation (entry after it: %#lx)",
 			   names[m], (unsigned long)*ptep)) {
 			restore();
 			continue;
@@ -198,11 +197,11 @@ static void unassisted(void)
 		unsigned long cr2 = shared_info->vcpu_info[0].arch.cr2;
 
 		printf("  unassisted %s: #PF error %#lx rip %#lx cr2 %#lx (vcpu_info) %#lx (mov %%cr2)\n",
-		       names[m], pf_error, pf_rip, cr2, read_cr2());
-		check(res == PTE_OP_FAULTED && (pf_error & 7) == 3 && pf_rip == (unsigned long)insns[m] &&
+		       names[m], probe_fault.error, probe_fault.rip, cr2, read_cr2());
+		check(res == PTE_OP_FAULTED && (probe_fault.error & 7) == 3 && probe_fault.rip == (unsigned long)insns[m] &&
 		      cr2 == (unsigned long)ptep,
 		      "unassisted %s faults: error %#lx (want present|write, kernel: 0x3), rip %#lx (want %p), cr2 %#lx (want %p)",
-		      names[m], pf_error, pf_rip, (void *)insns[m], cr2, (void *)ptep);
+		      names[m], probe_fault.error, probe_fault.rip, (void *)insns[m], cr2, (void *)ptep);
 		check(*ptep == orig, "the entry is unchanged (%#lx)", (unsigned long)*ptep);
 	}
 }
@@ -212,10 +211,6 @@ void test_main(void)
 	unsigned long res;
 	long rc;
 	bool ok;
-
-	rc = hypercall_set_trap_table(trap_table);
-	if (rc)
-		test_fail("set_trap_table: %ld %s", rc, errno_name(rc));
 
 	for (unsigned int i = 0; i < NFRAMES; i++)
 		for (unsigned int j = 0; j < 512; j++)
