@@ -7,7 +7,6 @@
 struct boot_info;
 struct clock_line;
 struct cpu;
-struct gnttab_query_size;
 
 struct l0_ops {
     const char *name;
@@ -43,9 +42,10 @@ struct l0_ops {
     uint64_t (*wallclock_base)(void);
 
     /* The guest's grant table at L0 (NULL: none, the shim keeps the table itself). query_size
-     * for q->dom as the guest gave it (DOMID_SELF: our domain at L0); grant_frame puts L0's
-     * grant-table frame idx at our gfn (the frame there goes back to L0). */
-    int (*grant_query_size)(struct gnttab_query_size *q);
+     * for dom as the guest gave it (DOMID_SELF: our domain at L0): L0's frames in use and its
+     * maximum, and L0's GNTST_* status; grant_frame puts L0's grant-table frame idx at our gfn
+     * (the frame there goes back to L0). */
+    int (*grant_query_size)(uint16_t dom, uint32_t *nr_frames, uint32_t *max_frames, int16_t *status);
     int (*grant_frame)(unsigned idx, uint64_t gfn);
 
     /* The L0's xenstore ring for the guest: its frame and L0 port (NULL or an error: none). */

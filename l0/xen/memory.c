@@ -57,12 +57,21 @@ int xen_store_ring(uint64_t move_to, uint64_t *pfn, uint32_t *port)
     return 0;
 }
 
-/* The guest's query_size, passed through with count 1, as the stock shim does. */
-int xen_grant_query_size(struct gnttab_query_size *q)
+/* The guest's query_size, asked of L0 with count 1, as the stock shim does (but from a copy of
+ * ours: L0 never writes where the guest pointed). */
+int xen_grant_query_size(uint16_t dom, uint32_t *nr_frames, uint32_t *max_frames, int16_t *status)
 {
-    long rc = HYPERVISOR_grant_table_op(GNTTABOP_query_size, q, 1);
+    /* in and out, as the guest's own struct: what L0 does not write keeps the guest's values */
+    struct gnttab_query_size q = { .dom = dom, .nr_frames = *nr_frames, .max_nr_frames = *max_frames,
+                                   .status = *status };
+    long rc = HYPERVISOR_grant_table_op(GNTTABOP_query_size, &q, 1);
 
-    return rc ? ERR((int)rc) : 0;
+    if (rc)
+        return ERR((int)rc, "GNTTABOP_query_size at L0");
+    *nr_frames = q.nr_frames;
+    *max_frames = q.max_nr_frames;
+    *status = q.status;
+    return 0;
 }
 
 /* L0's grant-table frame idx at our gfn: the stock shim's way to hand the guest its frames. */

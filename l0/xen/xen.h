@@ -8,7 +8,6 @@
 struct clock_line;
 struct cpu;
 struct cpu_regs;
-struct gnttab_query_size;
 
 /* xen.c */
 extern struct shared_info *xen_shared;
@@ -45,7 +44,7 @@ void xen_runstate_forget(struct cpu *c);
 /* memory.c */
 int xen_store_ring(uint64_t move_to, uint64_t *pfn, uint32_t *port);
 int xen_store_ring_home(uint64_t from);
-int xen_grant_query_size(struct gnttab_query_size *q);
+int xen_grant_query_size(uint16_t dom, uint32_t *nr_frames, uint32_t *max_frames, int16_t *status);
 int xen_grant_frame(unsigned idx, uint64_t gfn);
 unsigned xen_release_frames(const uint64_t *gfns, unsigned n);
 unsigned xen_populate_frames(const uint64_t *gfns, unsigned n);

@@ -42,7 +42,7 @@ static unsigned nr_set_up, max_frames;          /* max_frames 0: not asked yet *
 static int query(struct gnttab_query_size *q)
 {
     if (l0->grant_query_size) {
-        int rc = l0->grant_query_size(q);
+        int rc = l0->grant_query_size(q->dom, &q->nr_frames, &q->max_nr_frames, &q->status);
         if (rc == 0 && q->status == GNTST_okay)
             q->max_nr_frames = MIN(q->max_nr_frames, (uint32_t)GNT_MAX_FRAMES);
         return rc;
