@@ -8,7 +8,7 @@
  *    -ENOSYS is allowed (public/memory.h; Linux then assumes one RAM region of nr_pages). Which
  *    of the two a shim gives is its documented choice, checked exactly (testbed.shim,
  *    lib/testbed.h): the stock shim -ENOSYS (Xen 4.17 has no map set for this guest), ours a
- *    map (pv/hc_memory.c: one RAM entry of the guest's pages).
+ *    map (pv/hypercall/memory.c: one RAM entry of the guest's pages).
  *  - XENMEM_current_reservation (our pages now: nr_pages at boot) and _maximum_reservation
  *    (at least that); XENMEM_machphys_mapping (where the read-only m2p is: inside Xen's hole).
  *  - start_info (startinfo.c) and the bootstrap address space it describes (layout.c), after
