@@ -58,7 +58,7 @@ struct pv_vcpu {
     bool fpu_ts;                        /* fpu_taskswitch: the guest's virtual CR0.TS */
     unsigned iopl;                      /* physdev set_iopl: the virtual IOPL */
     bool user_mode;                     /* guest user mode (mode.c) */
-    uint64_t guest_cr4;                 /* the CR4 the guest wrote (0: none), what it reads back */
+    uint64_t guest_cr4;                 /* the CR4 the guest last wrote (emulate.c: what it reads back) */
     uint16_t kernel_cs;                 /* the guest kernel's code selector (its trap table's) */
     uint64_t iobmp, iobmp_ports;        /* physdev set_iobitmap */
     uint64_t dr[8];                     /* set_debugreg's values */

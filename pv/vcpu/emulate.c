@@ -22,7 +22,6 @@
 #define MSR_PLATFORM_INFO 0xce
 
 #define CPUID_HYPERVISOR_BASE 0x40000000u
-#define CR4_PGE_ (1ul << 7)
 
 static uint64_t *gpr(struct cpu_regs *r, unsigned n)
 {
@@ -139,6 +138,26 @@ void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c
     }
 }
 
+/* CR4 as a PV guest sees it, by Xen's rule (pv_fixup_guest_cr4): of the bits it wrote, only TSD,
+ * DE, FSGSBASE and OSXSAVE, each where its CPUID policy has the feature; of the hardware's, PAE,
+ * MCE, OSFXSR and OSXMMEXCPT; nothing else. Writing other bits is no error, they just do not
+ * stick. The guest's bits are its view only: the shim's own CR4 stays as it is (a TSD or DE the
+ * guest sets is not enforced, as it would be under Xen). */
+static uint64_t guest_cr4_view(uint64_t written)
+{
+    uint32_t max, a, b, c, d;
+    uint64_t allowed = 0;
+
+    pv_cpuid(0, 0, &max, &b, &c, &d);
+    pv_cpuid(1, 0, &a, &b, &c, &d);
+    allowed |= (d & (1u << 4) ? CR4_TSD : 0) | (d & (1u << 2) ? CR4_DE : 0) | (c & (1u << 26) ? CR4_OSXSAVE : 0);
+    if (max >= 7) {
+        pv_cpuid(7, 0, &a, &b, &c, &d);
+        allowed |= b & 1 ? CR4_FSGSBASE : 0;
+    }
+    return (written & allowed) | (read_cr4() & (CR4_PAE | CR4_MCE | CR4_OSFXSR | CR4_OSXMMEXCPT));
+}
+
 /*
  * The virtual IOPL (physdev set_iopl; with VMASST_TYPE_architectural_iopl also iret's rflags)
  * against the mode's privilege, as Xen's iopl_ok: user mode is ring 3; the kernel counts as
@@ -229,7 +248,7 @@ bool pv_emulate(struct cpu_regs *r)
         case 0: v = read_cr0(); break;
         case 2: v = pv_current()->vi->arch.cr2; break;   /* the one we last gave it */
         case 3: v = pv_current()->cr3; break;
-        case 4: v = pv_current()->guest_cr4 ? pv_current()->guest_cr4 : read_cr4() & ~CR4_PGE_; break;
+        case 4: v = guest_cr4_view(pv_current()->guest_cr4); break;
         default: return false;
         }
         *gpr(r, reg) = v;
@@ -250,7 +269,7 @@ bool pv_emulate(struct cpu_regs *r)
             if (pv_new_baseptr(v >> PAGE_SHIFT))
                 return false;
             break;
-        case 4:                         /* recorded for reads; the shim's CR4 stays as it is */
+        case 4:                         /* any value; what it reads back is guest_cr4_view's */
             pv_current()->guest_cr4 = v;
             break;
         default:
