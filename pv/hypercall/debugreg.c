@@ -6,13 +6,16 @@
  * and DR6 is read back from the hardware. A data breakpoint the shim trips while it copies guest
  * memory for a hypercall leaves its status in DR6 and the copy goes on (pv_debug_in_shim).
  * As Xen's set_debugreg and x86emul_read_dr: the register number is an int, DR4 and DR5 are DR6
- * and DR7 (a PV guest has no CR4.DE), DR6 and DR7 take 32-bit values (-EINVAL), their reserved
- * bits read as the CPU has them (DR7's bit 10 set), and any other register is -ENODEV.
+ * and DR7 unless the guest's CR4 has DE (then -ENODEV), DR6 and DR7 take 32-bit values
+ * (-EINVAL), their reserved bits read as the CPU has them (DR7's bit 10 set), and any other
+ * register is -ENODEV. The same rules serve `mov` to and from a debug register, which the
+ * kernel's ring cannot execute (emulate.c: -ENODEV is #UD there, another error #GP).
  */
 #include "pv/domain/domain.h"
 #include "pv/hypercall/hypercall.h"
 #include "pv/vcpu/traps.h"
 #include "shim/debug.h"
+#include "shim/x86.h"
 #include "shim/xerrno.h"
 
 #define DR7_GD       (1ul << 13)
@@ -49,10 +52,16 @@ static void write_dr(unsigned n, uint64_t v)
     }
 }
 
-static long set_debugreg(uint64_t reg64, uint64_t value)
+/* DR4 and DR5: DR6 and DR7's other names, unless the guest's CR4 has DE */
+static bool dr45_alias(void)
 {
-    unsigned reg = (uint32_t)reg64;
+    return !(pv_guest_cr4() & CR4_DE);
+}
 
+long pv_set_debugreg(unsigned reg, uint64_t value)
+{
+    if ((reg == 4 || reg == 5) && !dr45_alias())
+        return ERR(-XEN_ENODEV, "DR4/DR5 with CR4.DE");
     switch (reg) {
     case 0: case 1: case 2: case 3:
         if (!pv_guest_va(value))
@@ -86,7 +95,7 @@ static long set_debugreg(uint64_t reg64, uint64_t value)
 long hc_set_debugreg(struct cpu_regs *regs, uint64_t reg, uint64_t value, uint64_t a3, uint64_t a4,
                      uint64_t a5)
 {
-    return set_debugreg(reg, value);
+    return pv_set_debugreg((uint32_t)reg, value);
 }
 
 /* Load a starting vCPU's registers (VCPUOP_initialise's) on its CPU: each through
@@ -95,7 +104,7 @@ void pv_debugreg_load(const uint64_t dr[8])
 {
     for (unsigned i = 0; i < 8; i++)
         if (i != 4 && i != 5)
-            (void)set_debugreg(i, dr[i]);
+            (void)pv_set_debugreg(i, dr[i]);
 }
 
 /* A #DB in the shim itself: a guest data breakpoint on memory a hypercall touched. Its status
@@ -106,18 +115,31 @@ bool pv_debug_in_shim(void)
     return (read_dr(7) & 0xff) && (read_dr(6) & 0xf);
 }
 
-long hc_get_debugreg(struct cpu_regs *regs, uint64_t reg, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+long pv_get_debugreg(unsigned reg, uint64_t *val)
 {
     const uint64_t *dr = pv_current()->dr;
 
-    switch ((uint32_t)reg) {
+    if ((reg == 4 || reg == 5) && !dr45_alias())
+        return ERR(-XEN_ENODEV, "DR4/DR5 with CR4.DE");
+    switch (reg) {
     case 0: case 1: case 2: case 3:
-        return (long)dr[(uint32_t)reg];
+        *val = dr[reg];
+        return 0;
     case 4: case 6:
-        return (long)(read_dr(6) | DR6_DEFAULT);
+        *val = read_dr(6) | DR6_DEFAULT;
+        return 0;
     case 5: case 7:
-        return (long)(dr[7] | DR7_DEFAULT);
+        *val = dr[7] | DR7_DEFAULT;
+        return 0;
     default:
         return ERR(-XEN_ENODEV);
     }
+}
+
+long hc_get_debugreg(struct cpu_regs *regs, uint64_t reg, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5)
+{
+    uint64_t v;
+    long rc = pv_get_debugreg((uint32_t)reg, &v);
+
+    return rc ? rc : (long)v;
 }

@@ -143,6 +143,13 @@ void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c
  * MCE, OSFXSR and OSXMMEXCPT; nothing else. Writing other bits is no error, they just do not
  * stick. The guest's bits are its view only: the shim's own CR4 stays as it is (a TSD or DE the
  * guest sets is not enforced, as it would be under Xen). */
+static uint64_t guest_cr4_view(uint64_t written);
+
+uint64_t pv_guest_cr4(void)
+{
+    return guest_cr4_view(pv_current()->guest_cr4);
+}
+
 static uint64_t guest_cr4_view(uint64_t written)
 {
     uint32_t max, a, b, c, d;
@@ -275,6 +282,29 @@ bool pv_emulate(struct cpu_regs *r)
         default:
             return false;
         }
+        len += 3;
+        break;
+    }
+    case 0x21:                          /* mov %drN, %reg */
+    case 0x23: {                        /* mov %reg, %drN: Xen's set_debugreg rules */
+        uint8_t m = b[len + 2];
+        unsigned dr = ((m >> 3) & 7) | ((rex & 4) ? 8 : 0), reg = (m & 7) | ((rex & 1) ? 8 : 0);
+        long rc;
+        if (dr > 7) {
+            rc = -XEN_ENODEV;           /* DR8-15 do not exist */
+        } else if (op == 0x21) {
+            rc = pv_get_debugreg(dr, &v);
+            if (!rc)
+                *gpr(r, reg) = v;
+        } else {
+            rc = pv_set_debugreg(dr, *gpr(r, reg));
+        }
+        if (rc == -XEN_ENODEV) {        /* #UD, as the CPU gives for a missing register */
+            r->vector = 6;
+            r->error_code = 0;
+        }
+        if (rc)
+            return false;               /* the fault goes to the guest (a refused value: the #GP) */
         len += 3;
         break;
     }

@@ -103,6 +103,7 @@ static bool trap(struct cpu_regs *r, uint64_t cr2)
      * forced-emulation CPUID) */
     if (((v == 13 && !r->error_code) || v == 6) && pv_emulate(r))
         return true;
+    v = (unsigned)r->vector;            /* the emulation may have found another fault (#UD) */
     if (v == 14) {
         uint64_t at = cr2;
         if (pv_ldt_fault(r, &cr2) || (kernel && cr2 == at && pv_ptwr_fault(r, cr2)))

@@ -28,6 +28,11 @@ bool pv_to_user_mode(void);                         /* false: no user page table
 void pv_set_fpu_ts(bool ts);                        /* the virtual CR0.TS, on this CPU */
 void pv_debugreg_load(const uint64_t dr[8]);        /* a starting vCPU's DR0-3, 6, 7 */
 bool pv_debug_in_shim(void);                        /* a #DB in the shim was the guest's watchpoint */
+/* debug register reg by Xen's rules (hypercall/debugreg.c): 0, or -ENODEV (no such register:
+ * #UD for an instruction), -EPERM or -EINVAL (a value refused: #GP) */
+long pv_set_debugreg(unsigned reg, uint64_t value);
+long pv_get_debugreg(unsigned reg, uint64_t *val);
+uint64_t pv_guest_cr4(void);                        /* emulate.c: CR4 as the guest sees it */
 
 /* nmi.c: virtual NMIs */
 long pv_nmi_send(struct pv_vcpu *v, uint64_t arg);     /* VCPUOP_send_nmi */

@@ -101,6 +101,34 @@ probe_insn_load_fs:
 	mov	%di, %fs
 DONE load_fs
 
+/* Moves to and from debug registers, which the kernel's ring may not execute: each is emulated
+ * (or refused with #GP, or #UD for a register that does not exist).
+ * bool probe_dr_read<N>(uint64_t *val), bool probe_dr_write<N>(uint64_t val) */
+.macro DR_READ n:req
+PROBE dr_read\n
+	.globl probe_insn_dr_read\n
+probe_insn_dr_read\n:
+	mov	%db\n, %rax
+	mov	%rax, (%rdi)
+DONE dr_read\n
+.endm
+.macro DR_WRITE n:req
+PROBE dr_write\n
+	.globl probe_insn_dr_write\n
+probe_insn_dr_write\n:
+	mov	%rdi, %db\n
+DONE dr_write\n
+.endm
+DR_READ 0
+DR_READ 4
+DR_READ 5
+DR_READ 6
+DR_READ 7
+DR_WRITE 0
+DR_WRITE 4
+DR_WRITE 6
+DR_WRITE 7
+
 /* bool probe_hlt(void): hlt, which a PV kernel may not execute (#GP) */
 PROBE hlt
 	.globl probe_insn_hlt

@@ -29,12 +29,23 @@ bool probe_lock_andb(void *p, uint8_t val);			/* lock andb */
 bool probe_lock_orq(void *p, uint64_t val);			/* lock orq */
 bool probe_lock_btr(void *p, uint64_t bit, bool *cf);		/* lock btrq; *cf: the bit was set */
 bool probe_load_fs(uint16_t sel);				/* mov %di, %fs */
+bool probe_dr_read0(uint64_t *val);				/* mov %db0, %rax */
+bool probe_dr_read4(uint64_t *val);
+bool probe_dr_read5(uint64_t *val);
+bool probe_dr_read6(uint64_t *val);
+bool probe_dr_read7(uint64_t *val);
+bool probe_dr_write0(uint64_t val);				/* mov %rdi, %db0 */
+bool probe_dr_write4(uint64_t val);
+bool probe_dr_write6(uint64_t val);
+bool probe_dr_write7(uint64_t val);
 bool probe_hlt(void);						/* hlt */
 bool probe_fnop(void);						/* fnop (x87) */
 
 /* The faulting instruction of each probe, to check a fault's rip against. */
 extern char probe_insn_read[], probe_insn_write[], probe_insn_write8[], probe_insn_xchg[],
 	probe_insn_cmpxchg[], probe_insn_orb[], probe_insn_andb[], probe_insn_orq[], probe_insn_btr[],
-	probe_insn_load_fs[], probe_insn_hlt[], probe_insn_fnop[];
+	probe_insn_load_fs[], probe_insn_hlt[], probe_insn_fnop[], probe_insn_dr_read0[], probe_insn_dr_read4[],
+	probe_insn_dr_read5[], probe_insn_dr_read6[], probe_insn_dr_read7[], probe_insn_dr_write0[],
+	probe_insn_dr_write4[], probe_insn_dr_write6[], probe_insn_dr_write7[];
 
 #endif
