@@ -2,7 +2,8 @@
  * vtimer.c: the guest's time. Its timers (the singleshot one of VCPUOP_set_singleshot_timer and
  * set_timer_op, the periodic one) run on the shim's per-CPU timers and raise VIRQ_TIMER on the
  * vCPU; the periodic tick is 10 ms from the start, as Xen gives every PV vCPU, but only armed
- * once VIRQ_TIMER is bound (a tick nobody listens to would cost an L0 exit for nothing). Also the
+ * once VIRQ_TIMER is bound (a tick nobody listens to would cost an L0 exit for nothing), and, as
+ * Xen runs it, only while the vCPU runs: blocked, it sleeps through its ticks. Also the
  * runstate (running/blocked, with the time spent in each) and the wallclock in shared_info.
  */
 #include "l0/l0.h"
@@ -77,7 +78,32 @@ static void periodic_rearm(struct pv_vcpu *v)
         return;
     }
     v->periodic_last = now_ns();
-    timer_set(&v->periodic, v->periodic_last + v->period_ns);
+    if (!READ_ONCE(v->blocked))         /* blocked: pv_timer_periodic_resume arms it */
+        timer_set(&v->periodic, v->periodic_last + v->period_ns);
+}
+
+/* Xen's tick runs only while its vCPU runs (the scheduler stops it when the vCPU blocks, and
+ * vcpu_periodic_timer_work starts it again): a blocked vCPU is not woken by it, and when it runs
+ * again it gets one tick if a period has passed since the last (a catch-up, never a burst), and
+ * the tick goes on from then. A guest that never stops its tick (Mini-OS, small kernels; Linux
+ * stops it) then idles without a wakeup every 10 ms. On the vCPU's own CPU. */
+void pv_timer_periodic_pause(struct pv_vcpu *v)
+{
+    timer_cancel(&v->periodic);
+}
+
+void pv_timer_periodic_resume(struct pv_vcpu *v)
+{
+    if (!v->period_ns || !ev_virq_port(&pv_dom.ev, v->id, VIRQ_TIMER))
+        return;
+    uint64_t now = now_ns(), next = v->periodic_last + v->period_ns;
+    if (now >= next) {
+        runstate_refresh(v);
+        pv_virq_raise(v, VIRQ_TIMER);
+        v->periodic_last = now;
+        next = now + v->period_ns;
+    }
+    timer_set(&v->periodic, next);
 }
 
 /* Made for another vCPU: its CPU re-arms (vcpu.c's kick, or when it starts). */

@@ -12,6 +12,8 @@ void pv_timer_singleshot(struct pv_vcpu *v, uint64_t deadline);    /* 0: stop */
 void pv_timer_periodic(struct pv_vcpu *v, uint64_t period_ns);     /* 0: stop */
 void pv_timer_virq_bound(struct pv_vcpu *v);    /* VIRQ_TIMER was bound: start the periodic tick */
 void pv_timers_changed(struct pv_vcpu *v);      /* apply timer changes made for v (any CPU) */
+void pv_timer_periodic_pause(struct pv_vcpu *v);    /* v blocks: its tick stops */
+void pv_timer_periodic_resume(struct pv_vcpu *v);   /* v runs again: one catch-up tick at most */
 void pv_runstate_set(struct pv_vcpu *v, int state);
 void pv_runstate_get(const struct pv_vcpu *v, struct vcpu_runstate_info *out);
 void pv_runstate_publish(struct pv_vcpu *v, const struct vcpu_runstate_info *ri);  /* to its area */

@@ -57,6 +57,7 @@ static void halt_until(struct pv_vcpu *v, bool (*done)(struct pv_vcpu *, const v
 
     pv_runstate_set(v, RUNSTATE_blocked);
     __atomic_store_n(&v->blocked, true, __ATOMIC_SEQ_CST);     /* before the checks: see upcall.c */
+    pv_timer_periodic_pause(v);         /* as Xen: no tick while blocked (vtimer.c) */
     for (;;) {
         cli();
         if (done(v, arg) || READ_ONCE(v->down) || (READ_ONCE(v->nmi_pending) && !v->nmi_masked))
@@ -77,6 +78,7 @@ static void halt_until(struct pv_vcpu *v, bool (*done)(struct pv_vcpu *, const v
     }
     timer_cancel(&v->halt_watch);
     __atomic_store_n(&v->blocked, false, __ATOMIC_RELEASE);
+    pv_timer_periodic_resume(v);        /* with interrupts off: a tick it raises is seen below */
     sti();
     pv_runstate_set(v, RUNSTATE_running);
     pv_time_update();

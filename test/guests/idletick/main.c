@@ -1,0 +1,82 @@
+/*
+ * idletick: the periodic tick of a vCPU that blocks with it still on (public/vcpu.h
+ * VCPUOP_set_periodic_timer; Xen 4.17's common/sched/core.c: the scheduler stops a vCPU's
+ * periodic_timer when it stops running, and vcpu_periodic_timer_work starts it again with one
+ * catch-up tick if a period has passed).
+ *
+ * Every PV vCPU starts with a 10 ms tick on VIRQ_TIMER. Linux stops it; Mini-OS and other small
+ * PV kernels keep it and idle in SCHEDOP_block until their next singleshot deadline. Under Xen
+ * the tick runs only while the vCPU runs, so such a guest sleeps through its idle time; a
+ * hypervisor that keeps ticking wakes it ~100 times a second for nothing (the cost shows as
+ * vCPU time of an idle guest). Checked, with VIRQ_TIMER bound and events on: running (spinning
+ * 50 ms of the pvclock without blocking) the tick arrives (3 or more); then blocking until a
+ * singleshot 200 ms ahead, SCHEDOP_block returns before the deadline at most once (a stray
+ * event) and the timer port fires at most 3 times in all for those 200 ms (the singleshot, one
+ * catch-up tick, a stray); after it the tick goes on while running.
+ *
+ * Expect: stock PASS on xen; ours PASS on xen and none.
+ */
+#include "guest.h"
+#include "events.h"
+
+const char test_title[] = "idletick: no periodic tick while the vCPU is blocked, one catch-up after";
+
+#define MS 1000000ul
+
+static evtchn_port_t tport;
+
+/* Spin (no block) for ms of the pvclock; the timer events seen meanwhile. */
+static uint32_t spin(unsigned long ms)
+{
+	uint32_t seen = events_seen[tport];
+	uint64_t end = pvclock_ns() + ms * MS;
+
+	while (pvclock_ns() < end)
+		__asm__ volatile("pause");
+	return events_seen[tport] - seen;
+}
+
+void test_main(void)
+{
+	long rc = events_init();
+
+	if (rc)
+		test_fail("events_init: %ld %s", rc, errno_name(rc));
+	rc = evtchn_bind_virq(VIRQ_TIMER, 0, &tport);
+	if (rc)
+		test_fail("bind VIRQ_TIMER: %ld %s", rc, errno_name(rc));
+	/* the default tick, restated: 10 ms (binding the VIRQ is what makes it fire) */
+	struct vcpu_set_periodic_timer p = { .period_ns = 10 * MS };
+	rc = vcpu_op(VCPUOP_set_periodic_timer, 0, &p);
+	check(rc == 0, "set_periodic_timer 10 ms: %ld %s", rc, errno_name(rc));
+	events_enable();
+
+	uint32_t running = spin(50);
+	check(running >= 3, "running 50 ms, the tick arrived %u times (want 3 or more)", running);
+
+	uint32_t seen = events_seen[tport];
+	uint64_t t0 = pvclock_ns(), deadline = t0 + 200 * MS;
+	struct vcpu_set_singleshot_timer s = { .timeout_abs_ns = deadline };
+	rc = vcpu_op(VCPUOP_set_singleshot_timer, 0, &s);
+	check(rc == 0, "singleshot 200 ms ahead: %ld %s", rc, errno_name(rc));
+	unsigned early = 0, i;
+	for (i = 0; i < 1000; i++) {
+		sched_block();
+		if (pvclock_ns() + 2 * MS >= deadline)
+			break;
+		early++;
+	}
+	uint64_t woke = pvclock_ns();
+	uint32_t blocked = events_seen[tport] - seen;
+	printf("blocked %lu ms: %u early returns from SCHEDOP_block, %u timer events\n", (woke - t0) / MS, early,
+	       blocked);
+	check(i < 1000, "the singleshot ended the block (%u returns)", i + 1);
+	check(early <= 1, "SCHEDOP_block returned %u times before the deadline (the tick must not wake a blocked vCPU)",
+	      early);
+	check(blocked <= 3, "%u timer events for 200 ms blocked (the singleshot, one catch-up tick, a stray at most)",
+	      blocked);
+
+	running = spin(50);
+	check(running >= 3, "running again 50 ms, the tick arrived %u times (want 3 or more)", running);
+	evtchn_close(tport);
+}
