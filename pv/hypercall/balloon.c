@@ -1,7 +1,8 @@
 /*
  * balloon.c: memory_op's XENMEM_decrease_reservation, XENMEM_populate_physmap and
- * XENMEM_exchange for our PV guest, with Xen's answers (common/memory.c): the two reservation
- * ops return how many extents were done, and any bad input (struct or list unreadable, another
+ * XENMEM_exchange, and XENMEM_increase_reservation (frames with no pfn yet: their mfns go into
+ * the list, and the guest sets their m2p entries itself, as old balloon drivers do), for our PV
+ * guest, with Xen's answers (common/memory.c): the reservation ops return how many extents were done, and any bad input (struct or list unreadable, another
  * domain, order above 9, an exact-node or PoD request) only ends the count; exchange returns an
  * errno and reports progress in nr_exchanged. Frames: balloon.c.
  */
@@ -65,6 +66,23 @@ static bool populate_one(uint64_t slot, unsigned order, uint64_t limit, uint64_t
     return true;
 }
 
+/* increase_reservation: a new extent, its m2p entries invalid until the guest sets them; its mfn
+ * goes into the list unless the guest gave none (a null list: Xen allocates all the same). */
+static bool increase_one(uint64_t slot, bool tell, unsigned order, uint64_t limit, uint64_t more)
+{
+    if (pv_dom.nr_pages + (1ull << order) > pv_dom.max_pages)
+        return false;
+    int64_t mfn = balloon_take(order, limit, M2P_INVALID, more);
+    if (mfn < 0)
+        return false;
+    uint64_t m = (uint64_t)mfn;
+    if (tell && copy_to_guest(slot, &m, sizeof(m))) {
+        balloon_untake(m, order);
+        return false;
+    }
+    return true;
+}
+
 long memop_reservation(unsigned op, uint64_t start, uint64_t arg)
 {
     struct xen_memory_reservation r;
@@ -83,11 +101,14 @@ long memop_reservation(unsigned op, uint64_t start, uint64_t arg)
     balloon_begin();
     for (i = start; i < r.nr_extents; i++) {
         uint64_t slot = list + i * 8, mfn;
+        uint64_t more = MIN(r.nr_extents - i - 1, (pv_dom.max_pages - pv_dom.nr_pages) >> r.extent_order);
         if (op == XENMEM_decrease_reservation) {
             if (copy_from_guest(&mfn, slot, sizeof(mfn)) || !decrease_one(mfn, r.extent_order))
                 break;
-        } else if (!populate_one(slot, r.extent_order, limit,
-                                 MIN(r.nr_extents - i - 1, (pv_dom.max_pages - pv_dom.nr_pages) >> r.extent_order))) {
+        } else if (op == XENMEM_increase_reservation) {
+            if (!increase_one(slot, list != 0, r.extent_order, limit, more))
+                break;
+        } else if (!populate_one(slot, r.extent_order, limit, more)) {
             break;
         }
     }

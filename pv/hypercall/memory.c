@@ -45,15 +45,22 @@ static long memory_map(uint64_t arg)
     return copy_to_guest(arg, &mm, sizeof(mm)) ? -XEN_EFAULT : 0;
 }
 
-static long reservation(uint64_t arg, bool max)
+/* current_reservation, maximum_reservation and maximum_gpfn of a domid (ours only). A PV guest's
+ * maximum gpfn is what it says in shared_info's arch.max_pfn (a count: Xen answers it less one,
+ * 0 while it says nothing). */
+static long reservation(uint64_t arg, unsigned op)
 {
     domid_t d;
 
     if (copy_from_guest(&d, arg, sizeof(d)))
-        return ERR(-XEN_EFAULT, "copy_from_guest(&d, arg, sizeof(d))");
+        return ERR(-XEN_EFAULT, "the domid cannot be read");
     if (d != DOMID_SELF)
         return ERR(-XEN_ESRCH, "only ourselves: there is no other domain here");
-    return (long)(max ? pv_dom.max_pages : pv_dom.nr_pages);
+    if (op == XENMEM_maximum_gpfn) {
+        uint64_t max_pfn = READ_ONCE(pv_dom.shared->arch.max_pfn);
+        return (long)((max_pfn ? max_pfn : 1) - 1);
+    }
+    return (long)(op == XENMEM_maximum_reservation ? pv_dom.max_pages : pv_dom.nr_pages);
 }
 
 static long machphys_mapping(uint64_t arg)
@@ -83,9 +90,11 @@ long hc_memory_op(struct cpu_regs *regs, uint64_t cmd, uint64_t arg, uint64_t a3
         return (cmd & MEMOP_OP_MASK) == XENMEM_memory_map ? memory_map(arg) : machphys_mapping(arg);
     case XENMEM_current_reservation:
     case XENMEM_maximum_reservation:
+    case XENMEM_maximum_gpfn:
         if (start)
             return ERR(-XEN_EINVAL, "as Xen: no continuation for these");
-        return reservation(arg, (cmd & MEMOP_OP_MASK) == XENMEM_maximum_reservation);
+        return reservation(arg, (unsigned)(cmd & MEMOP_OP_MASK));
+    case XENMEM_increase_reservation:
     case XENMEM_decrease_reservation:
     case XENMEM_populate_physmap:
         return memop_reservation((unsigned)(cmd & MEMOP_OP_MASK), start, arg);

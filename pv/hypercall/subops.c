@@ -14,12 +14,14 @@
 #define NO(op, err, why)   [op] = { #op, REFUSED, err, why }
 
 static const struct hc_subop memory_op[] = {
+    DO(XENMEM_increase_reservation, HANDLED),   /* frames with no pfn: the guest sets their m2p */
     DO(XENMEM_decrease_reservation, HANDLED),   /* the balloon: frames back to the pool, then L0 */
     DO(XENMEM_populate_physmap, HANDLED),
     DO(XENMEM_exchange, HANDLED),
     DO(XENMEM_maximum_ram_page, HANDLED),
     DO(XENMEM_current_reservation, HANDLED),
     DO(XENMEM_maximum_reservation, HANDLED),
+    DO(XENMEM_maximum_gpfn, HANDLED),           /* shared_info's arch.max_pfn, less one */
     DO(XENMEM_machphys_mapping, HANDLED),
     DO(XENMEM_memory_map, HANDLED),             /* one RAM entry: the guest's pages */
     NO(XENMEM_machine_memory_map, -XEN_EPERM, "the host's map is the hardware domain's"),

@@ -257,7 +257,7 @@ int64_t balloon_take(unsigned order, uint64_t limit, uint64_t gpfn, uint64_t mor
     memset(phys_to_virt((uint64_t)mfn << PAGE_SHIFT), 0, n * PAGE_SIZE);
     spin_lock(&pv_dom.mmu_lock);
     for (uint64_t i = 0; i < n; i++)
-        pv_dom.m2p[(uint64_t)mfn + i] = gpfn + i;
+        pv_dom.m2p[(uint64_t)mfn + i] = gpfn == M2P_INVALID ? M2P_INVALID : gpfn + i;
     pv_dom.nr_pages += n;
     st.populated += n;
     spin_unlock(&pv_dom.mmu_lock);

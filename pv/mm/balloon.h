@@ -40,7 +40,7 @@ void balloon_unsteal(uint64_t mfn);
 void balloon_commit_steal(uint64_t mfn);
 
 /* 2^order contiguous, aligned, zeroed frames below limit (a pfn, 0: none) for the guest, their
- * m2p entries set to gpfn onwards: the first mfn, or -XEN_ENOMEM. `more`: how many extents like
+ * m2p entries set to gpfn onwards (M2P_INVALID: left invalid): the first mfn, or -XEN_ENOMEM. `more`: how many extents like
  * it the caller will want next (so that L0 is asked once for all). balloon_untake undoes it. */
 int64_t balloon_take(unsigned order, uint64_t limit, uint64_t gpfn, uint64_t more);
 void balloon_untake(uint64_t mfn, unsigned order);

@@ -14,6 +14,9 @@
  *    new mfn back over it and sets the m2p entry to that pfn. The frame is ours (we can map it
  *    writable with update_va_mapping) and zeroed. The guest cannot grow beyond
  *    XENMEM_maximum_reservation: past it the count stops.
+ *  - increase_reservation: frames with no pfn; Xen writes their mfns over the list, and the
+ *    guest sets the m2p entry (MMU_MACHPHYS_UPDATE) and its p2m itself, as old balloon drivers
+ *    did. The frames are ours and zeroed; they count against the maximum like populated ones.
  *  - exchange: `in` extents are taken, `out` extents given (mfns written back, m2p set); sizes
  *    must match (-EINVAL), orders above 9 are -EPERM, a bad struct pointer -EFAULT;
  *    nr_exchanged says how many `in` extents are done.
@@ -310,6 +313,28 @@ static void populate(void)
 	check(rc == 0, "populating at the maximum: %ld done (0)", rc);
 }
 
+static void increase(void)
+{
+	long cur = query(XENMEM_current_reservation), rc;
+	xen_pfn_t list[2] = { 0, 0 };
+
+	if (!check(nr_holes >= 6, "holes to refill (%u)", nr_holes))
+		return;
+	rc = reservation(XENMEM_increase_reservation, list, 2, 0, DOMID_SELF);
+	check(rc == 2, "increase_reservation of 2 frames: %ld done", rc);
+	for (long i = 0; i < rc; i++) {
+		unsigned long pfn = holes[--nr_holes];
+		mmu_update_t req = { .ptr = (list[i] << PAGE_SHIFT) | MMU_MACHPHYS_UPDATE, .val = pfn };
+		long mrc = hypercall(__HYPERVISOR_mmu_update, (unsigned long)&req, 1, 0, DOMID_SELF, 0);
+		check(mrc == 0, "MMU_MACHPHYS_UPDATE of the new mfn %#lx to pfn %#lx: %ld %s", (unsigned long)list[i],
+		      pfn, mrc, errno_name(mrc));
+		check_new_frame(list[i], pfn, "increased");
+		p2m[pfn] = list[i];
+	}
+	check(query(XENMEM_current_reservation) == cur + rc, "current reservation %ld -> %ld", cur,
+	      query(XENMEM_current_reservation));
+}
+
 /* Two order-0 frames for one order-1 extent. The two in frames are an aligned machine pair, so
  * that a shim holding no memory of its own beside the guest's can still make the extent. */
 static void exchange(void)
@@ -393,5 +418,6 @@ void test_main(void)
 	in_use();
 	exchange_errors();
 	exchange();
+	increase();
 	populate();
 }

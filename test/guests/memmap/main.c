@@ -10,7 +10,9 @@
  *    lib/testbed.h): the stock shim -ENOSYS (Xen 4.17 has no map set for this guest), ours a
  *    map (pv/hypercall/memory.c: one RAM entry of the guest's pages).
  *  - XENMEM_current_reservation (our pages now: nr_pages at boot) and _maximum_reservation
- *    (at least that); XENMEM_machphys_mapping (where the read-only m2p is: inside Xen's hole).
+ *    (at least that); XENMEM_maximum_gpfn (for a PV guest: the count it wrote in shared_info's
+ *    arch.max_pfn, less one, and 0 while that is 0: x86 mm.c domain_get_maximum_gpfn);
+ *    XENMEM_machphys_mapping (where the read-only m2p is: inside Xen's hole).
  *  - start_info (startinfo.c) and the bootstrap address space it describes (layout.c), after
  *    public/xen.h "Start-of-day memory layout": element order, 4 KiB alignment, read-only page
  *    tables, a p2m and m2p that agree, at least 512 KiB of mapped padding, a 4 MiB-aligned end.
@@ -95,6 +97,16 @@ static void reservations(void)
 	       cur, max, start_info->nr_pages);
 	check(cur == (long)start_info->nr_pages, "current reservation equals nr_pages at boot");
 	check(max >= cur, "maximum reservation is at least the current one");
+
+	unsigned long saved = shared_info->arch.max_pfn;
+	shared_info->arch.max_pfn = 0;
+	long g0 = hypercall_memory_op(XENMEM_maximum_gpfn, &self);
+	shared_info->arch.max_pfn = start_info->nr_pages;
+	long g1 = hypercall_memory_op(XENMEM_maximum_gpfn, &self);
+	shared_info->arch.max_pfn = saved;
+	check(g0 == 0, "maximum_gpfn with arch.max_pfn 0: %ld (want 0)", g0);
+	check(g1 == (long)start_info->nr_pages - 1, "maximum_gpfn with arch.max_pfn %lu: %ld (want %lu)",
+	      start_info->nr_pages, g1, start_info->nr_pages - 1);
 }
 
 static unsigned long machphys(void)
