@@ -10,6 +10,7 @@
 #include "pv/domain/domain.h"
 #include "pv/events/events.h"
 #include "pv/events/vtimer.h"
+#include "pv/hypercall/hypercall.h"
 #include "pv/mm/guest.h"
 #include "pv/vcpu/vcpu.h"
 #include "shim/time.h"
@@ -116,6 +117,18 @@ static void changed_remotely(struct pv_vcpu *v)
 void pv_timers_changed(struct pv_vcpu *v)
 {
     periodic_rearm(v);
+    if (v->id == 0)
+        pv_watchdog_rearm();            /* the domain's watchdog timer lives on vCPU 0's CPU */
+}
+
+void pv_timer_watchdog_changed(void)
+{
+    struct pv_vcpu *v0 = &pv_dom.vcpu[0];
+
+    if (pv_current() == v0)
+        pv_watchdog_rearm();
+    else
+        changed_remotely(v0);
 }
 
 void pv_timer_periodic(struct pv_vcpu *v, uint64_t period_ns)

@@ -12,6 +12,7 @@ void pv_timer_singleshot(struct pv_vcpu *v, uint64_t deadline);    /* 0: stop */
 void pv_timer_periodic(struct pv_vcpu *v, uint64_t period_ns);     /* 0: stop */
 void pv_timer_virq_bound(struct pv_vcpu *v);    /* VIRQ_TIMER was bound: start the periodic tick */
 void pv_timers_changed(struct pv_vcpu *v);      /* apply timer changes made for v (any CPU) */
+void pv_timer_watchdog_changed(void);   /* a watchdog deadline moved: vCPU 0's CPU re-arms */
 void pv_timer_periodic_pause(struct pv_vcpu *v);    /* v blocks: its tick stops */
 void pv_timer_periodic_resume(struct pv_vcpu *v);   /* v runs again: one catch-up tick at most */
 void pv_runstate_set(struct pv_vcpu *v, int state);

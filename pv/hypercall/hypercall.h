@@ -72,6 +72,10 @@ bool pv_hypercall_ends_frame(uint64_t nr);     /* iret: the frame is replaced, n
 void pv_hypercall_report(void);
 
 void pv_grant_resume(void);             /* grant.c: the grant frames at L0 again (a new domain) */
+/* watchdog.c: SCHEDOP_watchdog, and re-arming its timer on vCPU 0's CPU */
+long pv_sched_watchdog(uint64_t arg);
+void pv_watchdog_rearm(void);
+
 /* balloon.c: memory_op's reservation sub-ops (increase, decrease, populate) and exchange */
 long memop_reservation(unsigned op, uint64_t start, uint64_t arg);
 long memop_exchange(uint64_t arg);

@@ -181,6 +181,8 @@ long hc_sched_op(struct cpu_regs *regs, uint64_t cmd, uint64_t arg, uint64_t a3,
             return ERR(-XEN_EFAULT, "copy_from_guest(&rs, arg, sizeof(rs))");
         return l0->domid && rs.domain_id == l0->domid() ? -XEN_EPERM : -XEN_ESRCH;
     }
+    case SCHEDOP_watchdog:
+        return pv_sched_watchdog(arg);
     case SCHEDOP_pin_override:
         return ERR(-XEN_EPERM);              /* the hardware domain's */
     default:
