@@ -19,7 +19,8 @@ long hc_sched_op_compat(struct cpu_regs *regs, uint64_t cmd, uint64_t arg, uint6
 
     if (c == SCHEDOP_shutdown)
         return pv_sched_shutdown((uint8_t)arg, a3);     /* Xen takes the low byte */
-    return c == SCHEDOP_yield || c == SCHEDOP_block ? hc_sched_op(regs, (uint64_t)c, 0, 0, 0, 0) : -XEN_ENOSYS;
+    return c == SCHEDOP_yield || c == SCHEDOP_block ? hc_sched_op(regs, (uint64_t)c, 0, 0, 0, 0)
+                                                  : ERR(-XEN_ENOSYS, "sched_op_compat: yield and block only");
 }
 
 long hc_event_channel_op_compat(struct cpu_regs *regs, uint64_t uop, uint64_t a2, uint64_t a3,

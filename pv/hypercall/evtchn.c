@@ -206,8 +206,8 @@ static long reset(void)
 #define ARG(type, name) \
     type name; \
     if (copy_from_guest(&name, arg, sizeof(name))) \
-        return -XEN_EFAULT
-#define PUT(name) (copy_to_guest(arg, &name, sizeof(name)) ? -XEN_EFAULT : 0)
+        return ERR(-XEN_EFAULT, "the argument cannot be read")
+#define PUT(name) (copy_to_guest(arg, &name, sizeof(name)) ? ERR(-XEN_EFAULT, "the result cannot be written back") : 0)
 
 long hc_event_channel_op(struct cpu_regs *regs, uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4,
                          uint64_t a5)
@@ -289,7 +289,7 @@ long hc_event_channel_op(struct cpu_regs *regs, uint64_t cmd, uint64_t arg, uint
     }
     case EVTCHNOP_reset: {
         ARG(struct evtchn_reset, r);
-        return r.dom == DOMID_SELF ? reset() : -XEN_EPERM;
+        return r.dom == DOMID_SELF ? reset() : ERR(-XEN_EPERM, "reset of another domain");
     }
     default:
         return hc_subop_refuse(&hc_subops_event_channel_op, cmd);

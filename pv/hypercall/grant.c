@@ -136,7 +136,7 @@ static long query_size(uint64_t arg)
         return ERR(-XEN_EFAULT, "copy_from_guest(&q, arg, sizeof(q))");
     if ((rc = query(&q)))
         return rc;
-    return copy_to_guest(arg, &q, sizeof(q)) ? -XEN_EFAULT : 0;
+    return copy_to_guest(arg, &q, sizeof(q)) ? ERR(-XEN_EFAULT, "the result cannot be written back") : 0;
 }
 
 long hc_grant_table_op(struct cpu_regs *regs, uint64_t cmd, uint64_t arg, uint64_t count, uint64_t a4,

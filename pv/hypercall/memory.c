@@ -42,7 +42,7 @@ static long memory_map(uint64_t arg)
     if (copy_to_guest((uint64_t)(uintptr_t)mm.buffer.p, &ram, sizeof(ram)))
         return ERR(-XEN_EFAULT, "copy_to_guest((uint64_t)(uintptr_t)mm.buffer.p, &ram, sizeof(ram))");
     mm.nr_entries = 1;
-    return copy_to_guest(arg, &mm, sizeof(mm)) ? -XEN_EFAULT : 0;
+    return copy_to_guest(arg, &mm, sizeof(mm)) ? ERR(-XEN_EFAULT, "the result cannot be written back") : 0;
 }
 
 /* current_reservation, maximum_reservation and maximum_gpfn of a domid (ours only). A PV guest's
@@ -70,7 +70,7 @@ static long machphys_mapping(uint64_t arg)
         .v_start = PV_M2P_VIRT, .v_end = PV_M2P_VIRT + bytes, .max_mfn = pv_dom.max_mfn - 1,
     };
 
-    return copy_to_guest(arg, &mp, sizeof(mp)) ? -XEN_EFAULT : 0;
+    return copy_to_guest(arg, &mp, sizeof(mp)) ? ERR(-XEN_EFAULT, "the result cannot be written back") : 0;
 }
 
 long hc_memory_op(struct cpu_regs *regs, uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t a5)
@@ -99,9 +99,9 @@ long hc_memory_op(struct cpu_regs *regs, uint64_t cmd, uint64_t arg, uint64_t a3
     case XENMEM_populate_physmap:
         return memop_reservation((unsigned)(cmd & MEMOP_OP_MASK), start, arg);
     case XENMEM_exchange:
-        return start ? -XEN_EINVAL : memop_exchange(arg);
+        return start ? ERR(-XEN_EINVAL, "as Xen: no continuation for exchange") : memop_exchange(arg);
     case XENMEM_maximum_ram_page:
-        return start ? -XEN_EINVAL : (long)pv_dom.max_mfn - 1;
+        return start ? ERR(-XEN_EINVAL, "as Xen: no continuation for this") : (long)pv_dom.max_mfn - 1;
     default:
         return hc_subop_refuse(&hc_subops_memory_op, cmd & MEMOP_OP_MASK);
     }

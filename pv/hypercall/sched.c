@@ -179,7 +179,7 @@ long hc_sched_op(struct cpu_regs *regs, uint64_t cmd, uint64_t arg, uint64_t a3,
         struct sched_remote_shutdown rs;
         if (copy_from_guest(&rs, arg, sizeof(rs)))
             return ERR(-XEN_EFAULT, "copy_from_guest(&rs, arg, sizeof(rs))");
-        return l0->domid && rs.domain_id == l0->domid() ? -XEN_EPERM : -XEN_ESRCH;
+        return ERR(l0->domid && rs.domain_id == l0->domid() ? -XEN_EPERM : -XEN_ESRCH, "remote_shutdown: not for a domU");
     }
     case SCHEDOP_watchdog:
         return pv_sched_watchdog(arg);

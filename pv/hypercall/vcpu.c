@@ -87,7 +87,7 @@ long hc_vcpu_op(struct cpu_regs *regs, uint64_t cmd, uint64_t vcpuid, uint64_t a
     case VCPUOP_get_runstate_info: {
         struct vcpu_runstate_info ri;
         pv_runstate_get(v, &ri);
-        return copy_to_guest(arg, &ri, sizeof(ri)) ? -XEN_EFAULT : 0;
+        return copy_to_guest(arg, &ri, sizeof(ri)) ? ERR(-XEN_EFAULT, "the result cannot be written back") : 0;
     }
     case VCPUOP_register_runstate_memory_area: {
         struct vcpu_register_runstate_memory_area a;

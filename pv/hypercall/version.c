@@ -8,7 +8,7 @@
 
 static long put(uint64_t arg, const void *v, size_t n)
 {
-    return copy_to_guest(arg, v, n) ? -XEN_EFAULT : 0;
+    return copy_to_guest(arg, v, n) ? ERR(-XEN_EFAULT, "the result cannot be written back") : 0;
 }
 
 long hc_xen_version(struct cpu_regs *regs, uint64_t cmd, uint64_t arg, uint64_t a3, uint64_t a4, uint64_t a5)

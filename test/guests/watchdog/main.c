@@ -14,7 +14,7 @@
  * Expect: stock PASS on xen; ours PASS on xen and none (run with --expect watchdog).
  */
 #include "guest.h"
-#include "events.h"		/* pvclock_ns */
+#include "events.h"		/* pvclock_ns_shared */
 
 const char test_title[] = "watchdog: SCHEDOP_watchdog ids, kicks, and the shutdown when it fires";
 
