@@ -42,7 +42,7 @@ static const struct hc_entry table[64] = {
     H(set_timer_op, hc_set_timer_op),
     H(event_channel_op_compat, hc_event_channel_op_compat),
     H(xen_version, hc_xen_version),
-    H(console_io, hc_console_io),
+    H(console_io, hc_console_io),           /* -EPERM as a release Xen gives a domU; guest_loglvl=all: writes */
     H(physdev_op_compat, hc_physdev_op_compat),
     F(grant_table_op, hc_grant_table_op),   /* sub-ops: subops.c */
     H(vm_assist, hc_vm_assist),
