@@ -133,6 +133,7 @@ static void reset_guest(start_info_t *si)
     }
     pv_evtchn_init();                   /* the console and store ports, with L0's new numbers */
     pv_grant_resume();
+    pv_watchdog_reset();                /* a new domain has no watchdogs (Linux's xen_wdt makes its own again) */
     /* as the toolstack rewrites a restored PV guest's start_info: frames, not pfns, again */
     si->store_mfn = pv_dom.store_mfn;
     si->store_evtchn = pv_dom.store_port;

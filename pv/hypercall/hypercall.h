@@ -75,6 +75,7 @@ void pv_grant_resume(void);             /* grant.c: the grant frames at L0 again
 /* watchdog.c: SCHEDOP_watchdog, and re-arming its timer on vCPU 0's CPU */
 long pv_sched_watchdog(uint64_t arg);
 void pv_watchdog_rearm(void);
+void pv_watchdog_reset(void);           /* a new domain after a restore: none in use */
 
 /* balloon.c: memory_op's reservation sub-ops (increase, decrease, populate) and exchange */
 long memop_reservation(unsigned op, uint64_t start, uint64_t arg);

@@ -57,6 +57,16 @@ void pv_watchdog_rearm(void)
     spin_unlock_irqrestore(&lock, f);
 }
 
+void pv_watchdog_reset(void)
+{
+    uint64_t f = spin_lock_irqsave(&lock);
+
+    for (unsigned i = 0; i < NR_WATCHDOGS; i++)
+        in_use[i] = false;
+    spin_unlock_irqrestore(&lock, f);
+    pv_timer_watchdog_changed();
+}
+
 long pv_sched_watchdog(uint64_t arg)
 {
     struct sched_watchdog w;
