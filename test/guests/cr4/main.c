@@ -15,6 +15,7 @@
  *
  * Expect: stock PASS on xen; ours PASS on xen and none.
  */
+#include "cregs.h"
 #include "guest.h"
 
 const char test_title[] = "cr4: the guest's view of CR4 and its writes, by Xen's PV rule";
@@ -37,19 +38,6 @@ const char test_title[] = "cr4: the guest's view of CR4 and its writes, by Xen's
 #define CR4_TSD         (1ul << 2)
 #define GUEST_MASK      (CR4_TSD | CR4_DE | CR4_FSGSBASE | CR4_OSXSAVE)
 #define VISIBLE_MASK    (CR4_PAE | CR4_MCE | CR4_OSFXSR | CR4_OSXMMEXCPT)
-
-static unsigned long read_cr4(void)
-{
-	unsigned long v;
-
-	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
-	return v;
-}
-
-static void write_cr4(unsigned long v)
-{
-	__asm__ volatile("mov %0, %%cr4" :: "r"(v) : "memory");
-}
 
 /* The guest's CPUID policy: CPUID behind Xen's forced-emulation prefix (ud2; .ascii "xen"). */
 static void pv_cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)

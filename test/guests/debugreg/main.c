@@ -13,6 +13,7 @@
  *
  * Expect: stock PASS on xen; ours PASS on xen and none.
  */
+#include "cregs.h"
 #include "guest.h"
 #include "probe.h"
 
@@ -20,19 +21,6 @@ const char test_title[] = "debugreg: mov to and from DR0-7 emulated with set_deb
 
 #define CR4_DE (1ul << 3)
 #define GD     (1ul << 13)
-
-static unsigned long read_cr4(void)
-{
-	unsigned long v;
-
-	__asm__ volatile("mov %%cr4, %0" : "=r"(v));
-	return v;
-}
-
-static void write_cr4(unsigned long v)
-{
-	__asm__ volatile("mov %0, %%cr4" :: "r"(v) : "memory");
-}
 
 static char site[16];
 
