@@ -40,9 +40,16 @@ int bzimage_probe(const uint8_t *img, size_t len, struct bzimage *bz, const char
         bz->format = BZ_GZIP;
     else if (plen >= 6 && !memcmp(bz->payload, "\3757zXZ\0", 6))
         bz->format = BZ_XZ;
+    else if (!memcmp(bz->payload, "\x02\x21\x4c\x18", 4))
+        bz->format = BZ_LZ4;
     else
         bz->format = BZ_OTHER;
     return 1;
+}
+
+const char *bz_format_name(enum bz_format f)
+{
+    return f == BZ_GZIP ? "gzip" : f == BZ_XZ ? "xz" : f == BZ_LZ4 ? "lz4" : "?";
 }
 
 int bzimage_decompress(const struct bzimage *bz, uint8_t *out, size_t out_cap, size_t *out_len, const char **why)
@@ -53,8 +60,10 @@ int bzimage_decompress(const struct bzimage *bz, uint8_t *out, size_t out_cap, s
     case BZ_XZ:
         /* the last 4 bytes are the size the kernel build appended, not part of the xz stream */
         return unxz(bz->payload, bz->payload_len - 4, out, out_cap, out_len, why);
+    case BZ_LZ4:
+        return unlz4(bz->payload, bz->payload_len, out, out_cap, out_len, why);  /* with its size */
     default:
-        *why = "bzImage payload is neither gzip nor xz (bzip2, lzma, lzo, lz4, zstd are not supported)";
+        *why = "bzImage payload is neither gzip, xz nor lz4 (bzip2, lzma, lzo, zstd are not supported)";
         return ERR(-XEN_EOPNOTSUPP);
     }
 }

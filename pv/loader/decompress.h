@@ -1,4 +1,4 @@
-/* decompress.h: the kernel-payload decompressors (gzip/deflate, xz/LZMA2), hosted and freestanding. */
+/* decompress.h: the kernel-payload decompressors (gzip/deflate, xz/LZMA2, lz4), hosted and freestanding. */
 #ifndef PV_DECOMPRESS_H
 #define PV_DECOMPRESS_H
 
@@ -12,6 +12,8 @@
  */
 int gunzip(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t *out_len, const char **why);
 int unxz(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t *out_len, const char **why);
+/* lz4: the legacy frame followed by the output's size as 4 bytes little-endian (a bzImage's) */
+int unlz4(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t *out_len, const char **why);
 
 /* crc32.c: the CRC-32 of gzip and xz (IEEE 802.3, reflected, 0xedb88320). */
 uint32_t crc32_le(const uint8_t *p, size_t n);

@@ -68,11 +68,11 @@ int pv_image_open(struct pv_kimage *k, uint64_t pa, uint64_t len, char *why, siz
         return say(why, why_size, -XEN_ENOMEM, "cannot set up the decompression buffer");
     size_t n = 0;
     if ((rc = bzimage_decompress(&bz, out, pages * PAGE_SIZE, &n, &msg))) {
-        snprintf_(why, why_size, "bzImage (%s): %s", bz.format == BZ_GZIP ? "gzip" : bz.format == BZ_XZ ? "xz" : "?",
+        snprintf_(why, why_size, "bzImage (%s): %s", bz_format_name(bz.format),
                   msg);
         return rc;
     }
-    pr_info("guest: bzImage, %s payload of %zu KiB -> %zu KiB\n", bz.format == BZ_GZIP ? "gzip" : "xz",
+    pr_info("guest: bzImage, %s payload of %zu KiB -> %zu KiB\n", bz_format_name(bz.format),
             bz.payload_len / 1024, n / 1024);
     k->elf = out;
     k->elf_len = n;

@@ -1,5 +1,6 @@
-/* test_decompress.c: gunzip and unxz (with x86 BCJ) against gzip(1) and xz(1), truncation at every
- * length, corruption, and undersized output buffers; bzimage_probe on synthetic headers. */
+/* test_decompress.c: gunzip, unxz (with x86 BCJ) and unlz4 against gzip(1), xz(1) and lz4(1)
+ * (legacy frame plus the appended size, as a bzImage has it), truncation at every length,
+ * corruption, and undersized output buffers; bzimage_probe on synthetic headers. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,12 +66,19 @@ static uint8_t *compress(const uint8_t *data, size_t n, const char *cmd, size_t 
     return c;
 }
 
-static void roundtrip(const char *cmd, decomp_fn fn, size_t n, unsigned seed, bool exhaustive)
+static void roundtrip_sized(const char *cmd, decomp_fn fn, size_t n, unsigned seed, bool exhaustive, bool size_after)
 {
     uint8_t *data = sample(n, seed), *out = malloc(n + 64);
     size_t clen = 0, olen = 0;
     const char *why = NULL;
     uint8_t *c = compress(data, n, cmd, &clen);
+
+    if (c && size_after) {              /* the kernel build's size_append: 4 bytes, little-endian */
+        c = realloc(c, clen + 4);
+        for (unsigned k = 0; k < 4; k++)
+            c[clen + k] = (uint8_t)(n >> (8 * k));
+        clen += 4;
+    }
 
     CHECK(c != NULL);
     if (!c) {
@@ -112,6 +120,11 @@ static void roundtrip(const char *cmd, decomp_fn fn, size_t n, unsigned seed, bo
     free(out);
 }
 
+static void roundtrip(const char *cmd, decomp_fn fn, size_t n, unsigned seed, bool exhaustive)
+{
+    roundtrip_sized(cmd, fn, n, seed, exhaustive, false);
+}
+
 static void test_bzimage(void)
 {
     uint8_t img[4096];
@@ -132,6 +145,9 @@ static void test_bzimage(void)
     CHECK_EQ(bzimage_probe(img, sizeof(img), &bz, &why), 1);
     CHECK_EQ(bz.format, BZ_XZ);
     CHECK_EQ(bz.payload_len, 32);
+    memcpy(img + 1040, "\x02\x21\x4c\x18", 4);                      /* lz4's legacy magic */
+    CHECK_EQ(bzimage_probe(img, sizeof(img), &bz, &why), 1);
+    CHECK_EQ(bz.format, BZ_LZ4);
     img[0x24e] = 1;                                                   /* 64 KiB: outside */
     CHECK_EQ(bzimage_probe(img, sizeof(img), &bz, &why), -XEN_EINVAL);
 }
@@ -149,6 +165,10 @@ void test_decompress(void)
         roundtrip("xz --format=xz --check=none --lzma2=preset=9e,lc=4", unxz, sizes[i], i + 30, small);
         roundtrip("xz --format=xz --check=crc32 --block-size=20000 --x86 --lzma2=dict=64KiB", unxz, sizes[i],
                   i + 40, small);
+        roundtrip_sized("lz4 -l -9 -c -q", unlz4, sizes[i], i + 50, small, true);
+        roundtrip_sized("lz4 -l -1 -c -q", unlz4, sizes[i], i + 60, small, true);
     }
+    /* more than one 8 MiB chunk, as a real kernel has */
+    roundtrip_sized("lz4 -l -9 -c -q", unlz4, (9u << 20) + 12345, 70, false, true);
     test_bzimage();
 }
