@@ -292,9 +292,6 @@ static int set_props(struct lzma *z, uint8_t props)
 }
 
 int lzma2_decode(const uint8_t *in, size_t in_len, size_t *in_used, uint8_t *out, size_t out_start,
-                 size_t out_cap, size_t *out_pos, const char **why);
-
-int lzma2_decode(const uint8_t *in, size_t in_len, size_t *in_used, uint8_t *out, size_t out_start,
                  size_t out_cap, size_t *out_pos, const char **why)
 {
     static struct lzma z;               /* 28 KiB of model: not on the stack */

@@ -14,9 +14,6 @@
 #define CHECK_NONE   0
 #define CHECK_CRC32  1
 
-int lzma2_decode(const uint8_t *in, size_t in_len, size_t *in_used, uint8_t *out, size_t out_start,
-                 size_t out_cap, size_t *out_pos, const char **why);
-
 static uint32_t le32(const uint8_t *p)
 {
     return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;

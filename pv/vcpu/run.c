@@ -21,7 +21,6 @@
 #define MSR_SFMASK 0xc0000084
 #define SFMASK_BITS 0x47700ul            /* IF, TF, DF, NT, AC clear on SYSCALL */
 
-void pv_resume(struct cpu_regs *r) __noreturn;
 
 void pv_syscall(struct cpu_regs *r)
 {

@@ -7,8 +7,10 @@
 struct cpu_regs;
 struct pv_vcpu;
 
-/* entry.S: SYSCALL's entry points from the guest (64-bit and compat) */
+/* entry.S: SYSCALL's entry points from the guest (64-bit and compat), and the way back: load
+ * the guest's state from r and return to it */
 extern char pv_syscall_entry[], pv_syscall_entry_compat[];
+void pv_resume(struct cpu_regs *r) __noreturn;
 
 /* traps.c, emulate.c, run.c, iret.c */
 bool pv_trap(struct cpu_regs *r, uint64_t cr2);     /* an exception from the guest */
