@@ -42,6 +42,8 @@ int bzimage_probe(const uint8_t *img, size_t len, struct bzimage *bz, const char
         bz->format = BZ_XZ;
     else if (!memcmp(bz->payload, "\x02\x21\x4c\x18", 4))
         bz->format = BZ_LZ4;
+    else if (bz->payload[0] == 0x5d && bz->payload[1] == 0x00)   /* lzma's usual properties, as Linux tells it */
+        bz->format = BZ_LZMA;
     else
         bz->format = BZ_OTHER;
     return 1;
@@ -49,7 +51,7 @@ int bzimage_probe(const uint8_t *img, size_t len, struct bzimage *bz, const char
 
 const char *bz_format_name(enum bz_format f)
 {
-    return f == BZ_GZIP ? "gzip" : f == BZ_XZ ? "xz" : f == BZ_LZ4 ? "lz4" : "?";
+    return f == BZ_GZIP ? "gzip" : f == BZ_XZ ? "xz" : f == BZ_LZMA ? "lzma" : f == BZ_LZ4 ? "lz4" : "?";
 }
 
 int bzimage_decompress(const struct bzimage *bz, uint8_t *out, size_t out_cap, size_t *out_len, const char **why)
@@ -60,10 +62,12 @@ int bzimage_decompress(const struct bzimage *bz, uint8_t *out, size_t out_cap, s
     case BZ_XZ:
         /* the last 4 bytes are the size the kernel build appended, not part of the xz stream */
         return unxz(bz->payload, bz->payload_len - 4, out, out_cap, out_len, why);
+    case BZ_LZMA:
+        return unlzma(bz->payload, bz->payload_len - 4, out, out_cap, out_len, why);
     case BZ_LZ4:
         return unlz4(bz->payload, bz->payload_len, out, out_cap, out_len, why);  /* with its size */
     default:
-        *why = "bzImage payload is neither gzip, xz nor lz4 (bzip2, lzma, lzo, zstd are not supported)";
+        *why = "bzImage payload is neither gzip, xz, lzma nor lz4 (bzip2, lzo, zstd are not supported)";
         return ERR(-XEN_EOPNOTSUPP);
     }
 }

@@ -12,6 +12,8 @@
  */
 int gunzip(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t *out_len, const char **why);
 int unxz(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t *out_len, const char **why);
+/* lzma: the .lzma ("alone") format, as `lzma -9` writes it */
+int unlzma(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t *out_len, const char **why);
 /* lz4: the legacy frame followed by the output's size as 4 bytes little-endian (a bzImage's) */
 int unlz4(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t *out_len, const char **why);
 

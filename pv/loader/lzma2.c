@@ -1,5 +1,7 @@
 /*
- * lzma2.c: an LZMA2 decoder (the xz format's compressor) writing into one flat, bounded buffer.
+ * lzma2.c: an LZMA2 decoder (the xz format's compressor), and the legacy .lzma stream (one
+ * LZMA stream after a 13-byte header; a bzImage built with CONFIG_KERNEL_LZMA), writing into one
+ * flat, bounded buffer.
  * The output buffer doubles as the dictionary, so no window is kept: a match may reach back to
  * the last dictionary reset and no further. Written from the LZMA/LZMA2 format descriptions: a
  * range decoder over 11-bit probabilities, the 12-state literal/match/rep machine, and LZMA2's
@@ -52,7 +54,12 @@ struct lzma {
     struct len_coder len, rep_len;
     prob_t literal[LIT_MAX];
     const char *why;
+    bool alone;                         /* a .lzma stream: its end marker ends it */
+    bool ended;                         /* ... and it came */
+    bool to_cap;                        /* its size is not known: chunk_end is the buffer's end */
 };
+
+static struct lzma lz;                  /* 28 KiB of model: not on the stack (one decoder at a time) */
 
 static inline __attribute__((always_inline)) uint8_t next_byte(struct rc *r)
 {
@@ -182,7 +189,8 @@ static inline __attribute__((always_inline)) int literal(struct lzma *z, struct 
     while (sym < 0x100)
         sym = (sym << 1) | bit(r, &p[sym]);
     if (z->out_pos >= z->chunk_end)
-        return fail(z, -XEN_EINVAL, "lzma: chunk data longer than its header says");
+        return z->to_cap ? fail(z, -XEN_ENOSPC, "lzma: output larger than its buffer")
+                         : fail(z, -XEN_EINVAL, "lzma: chunk data longer than its header says");
     z->out[z->out_pos++] = (uint8_t)sym;
     z->state = z->state < 4 ? 0 : z->state < 10 ? z->state - 3 : z->state - 6;
     return 0;
@@ -209,7 +217,8 @@ static int copy_match(struct lzma *z, uint32_t len)
     if (dist > z->out_pos - z->dict_start)
         return fail(z, -XEN_EINVAL, "lzma: match distance before the dictionary");
     if (len > z->chunk_end - z->out_pos)
-        return fail(z, -XEN_EINVAL, "lzma: chunk data longer than its header says");
+        return z->to_cap ? fail(z, -XEN_ENOSPC, "lzma: output larger than its buffer")
+                         : fail(z, -XEN_EINVAL, "lzma: chunk data longer than its header says");
     uint8_t *o = z->out + z->out_pos;  /* locals: the byte stores may alias z */
     const uint8_t *from = o - dist;     /* within out: dist was checked against the dictionary */
     for (uint32_t i = 0; i < len; i++)
@@ -218,11 +227,23 @@ static int copy_match(struct lzma *z, uint32_t len)
     return 0;
 }
 
-/* One LZMA chunk: decode until chunk_end bytes of output. */
-static int lzma_chunk(struct lzma *z, const struct rc *start)
+/* One LZMA chunk: decode until chunk_end bytes of output (or, in a .lzma stream, its end
+ * marker). The range decoder works on a local copy (inlined: it stays in registers, where the
+ * output's byte stores cannot force it back to memory) that goes back to *start at the end. */
+static inline __attribute__((always_inline)) int lzma_chunk_rc(struct lzma *z, struct rc *r);
+
+static int lzma_chunk(struct lzma *z, struct rc *start)
+{
+    struct rc rc_local = *start;
+    int rc = lzma_chunk_rc(z, &rc_local);
+
+    *start = rc_local;
+    return rc;
+}
+
+static inline __attribute__((always_inline)) int lzma_chunk_rc(struct lzma *z, struct rc *r)
 {
     unsigned pmask = (1u << z->pb) - 1;
-    struct rc rc_local = *start, *r = &rc_local;
 
     while (z->out_pos < z->chunk_end && !r->overrun) {
         unsigned ps = (unsigned)(z->out_pos - z->dict_start) & pmask;
@@ -240,8 +261,12 @@ static int lzma_chunk(struct lzma *z, const struct rc *start)
             len = decode_len(r, &z->len, ps);
             z->state = z->state < LIT_STATES ? 7 : 10;
             z->rep[0] = distance(z, r, len);
-            if (z->rep[0] == 0xffffffffu)
-                return fail(z, -XEN_EINVAL, "lzma: end marker inside an LZMA2 chunk");
+            if (z->rep[0] == 0xffffffffu) {
+                if (!z->alone)
+                    return fail(z, -XEN_EINVAL, "lzma: end marker inside an LZMA2 chunk");
+                z->ended = true;
+                break;
+            }
         } else {
             if (z->out_pos == z->dict_start)
                 return fail(z, -XEN_EINVAL, "lzma: repeated match with an empty dictionary");
@@ -294,92 +319,167 @@ static int set_props(struct lzma *z, uint8_t props)
 int lzma2_decode(const uint8_t *in, size_t in_len, size_t *in_used, uint8_t *out, size_t out_start,
                  size_t out_cap, size_t *out_pos, const char **why)
 {
-    static struct lzma z;               /* 28 KiB of model: not on the stack */
+    struct lzma *zp = &lz;
     size_t p = 0;
     bool need_dict = true, need_props = true;
     int rc = 0;
 
-    memset(&z, 0, sizeof(z));
-    z.out = out;
-    z.out_pos = out_start;
-    z.out_cap = out_cap;
-    z.dict_start = out_start;
-    z.why = "";
+    memset(zp, 0, sizeof(*zp));
+    zp->out = out;
+    zp->out_pos = out_start;
+    zp->out_cap = out_cap;
+    zp->dict_start = out_start;
+    zp->why = "";
     for (;;) {
         if (p >= in_len) {
-            rc = fail(&z, -XEN_EINVAL, "lzma2: input ends without an end marker");
+            rc = fail(zp, -XEN_EINVAL, "lzma2: input ends without an end marker");
             break;
         }
         uint8_t ctl = in[p++];
         if (ctl == 0)
             break;
         if (ctl >= 3 && ctl < 0x80) {
-            rc = fail(&z, -XEN_EINVAL, "lzma2: invalid chunk control byte");
+            rc = fail(zp, -XEN_EINVAL, "lzma2: invalid chunk control byte");
             break;
         }
         unsigned reset = ctl >= 0x80 ? (ctl >> 5) & 3 : 0;
         bool dict_reset = ctl == 1 || reset == 3;
         if (need_dict && !dict_reset) {
-            rc = fail(&z, -XEN_EINVAL, "lzma2: first chunk does not reset the dictionary");
+            rc = fail(zp, -XEN_EINVAL, "lzma2: first chunk does not reset the dictionary");
             break;
         }
         if (dict_reset) {
-            z.dict_start = z.out_pos;
+            zp->dict_start = zp->out_pos;
             need_dict = false;
         }
         size_t hdr = ctl >= 0x80 ? 4 + (reset >= 2) : 2;
         if (in_len - p < hdr) {
-            rc = fail(&z, -XEN_EINVAL, "lzma2: truncated chunk header");
+            rc = fail(zp, -XEN_EINVAL, "lzma2: truncated chunk header");
             break;
         }
         size_t usize = ((size_t)in[p] << 8 | in[p + 1]) + 1;
         if (ctl >= 0x80)
             usize += (size_t)(ctl & 0x1f) << 16;
-        if (usize > out_cap - z.out_pos) {
-            rc = fail(&z, -XEN_ENOSPC, "lzma2: output larger than its buffer");
+        if (usize > out_cap - zp->out_pos) {
+            rc = fail(zp, -XEN_ENOSPC, "lzma2: output larger than its buffer");
             break;
         }
         if (ctl < 0x80) {               /* uncompressed chunk */
             p += 2;
             if (in_len - p < usize) {
-                rc = fail(&z, -XEN_EINVAL, "lzma2: truncated uncompressed chunk");
+                rc = fail(zp, -XEN_EINVAL, "lzma2: truncated uncompressed chunk");
                 break;
             }
-            memcpy(out + z.out_pos, in + p, usize);
-            z.out_pos += usize;
+            memcpy(out + zp->out_pos, in + p, usize);
+            zp->out_pos += usize;
             p += usize;
             continue;
         }
         size_t csize = ((size_t)in[p + 2] << 8 | in[p + 3]) + 1;
-        if (reset >= 2 && (rc = set_props(&z, in[p + 4])))
+        if (reset >= 2 && (rc = set_props(zp, in[p + 4])))
             break;
         if (reset >= 2)
             need_props = false;
         if (need_props) {
-            rc = fail(&z, -XEN_EINVAL, "lzma2: LZMA chunk without properties");
+            rc = fail(zp, -XEN_EINVAL, "lzma2: LZMA chunk without properties");
             break;
         }
         p += hdr;
         if (in_len - p < csize || csize < 5) {
-            rc = fail(&z, -XEN_EINVAL, "lzma2: truncated LZMA chunk");
+            rc = fail(zp, -XEN_EINVAL, "lzma2: truncated LZMA chunk");
             break;
         }
         if (reset >= 1)
-            reset_state(&z);
+            reset_state(zp);
         struct rc r = { .in = in, .pos = p, .end = p + csize, .range = 0xffffffffu };
         if (next_byte(&r) != 0) {
-            rc = fail(&z, -XEN_EINVAL, "lzma: range coder does not start with 0");
+            rc = fail(zp, -XEN_EINVAL, "lzma: range coder does not start with 0");
             break;
         }
         for (int i = 0; i < 4; i++)
             r.code = (r.code << 8) | next_byte(&r);
-        z.chunk_end = z.out_pos + usize;
-        if ((rc = lzma_chunk(&z, &r)))
+        zp->chunk_end = zp->out_pos + usize;
+        if ((rc = lzma_chunk(zp, &r)))
             break;
         p += csize;
     }
     *in_used = p;
-    *out_pos = z.out_pos;
-    *why = z.why;
+    *out_pos = zp->out_pos;
+    *why = zp->why;
     return rc;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+    uint64_t v = 0;
+
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* The .lzma ("alone") format: the properties byte, a 32-bit dictionary size (no limit here: the
+ * output is the dictionary), a 64-bit uncompressed size (all ones: not known, the stream then
+ * ends with the end marker), and the range-coded LZMA data. xz-utils' `lzma -9` from a pipe,
+ * as the kernel build runs it, writes an unknown size and the marker. */
+int unlzma(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t *out_len, const char **why)
+{
+    struct lzma *z = &lz;
+    int rc;
+
+    *out_len = 0;
+    memset(z, 0, sizeof(*z));
+    z->why = "";
+    if (in_len < 13 + 5) {
+        *why = "lzma: shorter than its header";
+        return ERR(-XEN_EINVAL);
+    }
+    if ((rc = set_props(z, in[0]))) {
+        *why = z->why;
+        return rc;
+    }
+    uint64_t size = le64(in + 5);
+    bool known = size != ~0ull;
+    if (known && size > out_cap) {
+        *why = "lzma: output larger than its buffer";
+        return ERR(-XEN_ENOSPC);
+    }
+    z->out = out;
+    z->out_cap = out_cap;
+    z->alone = true;
+    z->to_cap = !known;
+    z->chunk_end = known ? (size_t)size : out_cap;
+    reset_state(z);
+    struct rc r = { .in = in, .pos = 13, .end = in_len, .range = 0xffffffffu };
+    if (next_byte(&r) != 0) {
+        *why = "lzma: range coder does not start with 0";
+        return ERR(-XEN_EINVAL);
+    }
+    for (int i = 0; i < 4; i++)
+        r.code = (r.code << 8) | next_byte(&r);
+    rc = lzma_chunk(z, &r);
+    *why = z->why;
+    if (rc)
+        return rc;
+    if (!known && !z->ended && z->out_pos == out_cap) {
+        *why = "lzma: output larger than its buffer";
+        return ERR(-XEN_ENOSPC);
+    }
+    /* whole: the input lasted, and the range coder ends at 0 (what the encoder's flush leaves).
+     * The decoder may not need the flush's last byte: a stream cut there still gives all of its
+     * data, exactly. */
+    if (r.overrun || r.code != 0) {
+        *why = "lzma: the stream is cut short or corrupt at its end";
+        return ERR(-XEN_EINVAL);
+    }
+    if (!known && !z->ended) {
+        *why = "lzma: no end marker";
+        return ERR(-XEN_EINVAL);
+    }
+    if (known && z->out_pos != size) {
+        *why = "lzma: the stream ends before its size";
+        return ERR(-XEN_EINVAL);
+    }
+    *out_len = z->out_pos;
+    return 0;
 }

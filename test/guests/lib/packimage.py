@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """packimage.py FORMAT GOOD_KERNEL OUT: a good PV kernel as a Linux bzImage, its ELF compressed
-with FORMAT (gzip, xz or lz4) as the kernel build does it: the payload is the compressed ELF and
+with FORMAT (gzip, xz, lzma or lz4) as the kernel build does it: the payload is the compressed ELF and
 the 4-byte little-endian size of the ELF after it (size_append); the setup header's
 payload_offset and payload_length point at it (x86 boot protocol 2.08+). Only what a PV loader
 reads is filled in: a loader that runs the real decompressor stub has none here.
@@ -17,6 +17,8 @@ if fmt == 'gzip':
 elif fmt == 'xz':
     payload = lzma.compress(elf, format=lzma.FORMAT_XZ, check=lzma.CHECK_CRC32,
                             filters=[{'id': lzma.FILTER_X86}, {'id': lzma.FILTER_LZMA2, 'preset': 9}])
+elif fmt == 'lzma':
+    payload = lzma.compress(elf, format=lzma.FORMAT_ALONE, preset=9)
 elif fmt == 'lz4':
     payload = subprocess.run(['lz4', '-l', '-9', '-c', '-q'], input=elf, stdout=subprocess.PIPE,
                              check=True).stdout
