@@ -4,12 +4,12 @@
 #include "shim/xerrno.h"
 
 static struct {
-    evtchn_handler_t fn;
+    l0_port_handler_t fn;
     void *arg;
 } table[EVTCHN_PORTS];
 uint64_t evtchn_unhandled;
 
-int evtchn_register(uint32_t port, evtchn_handler_t h, void *arg)
+int evtchn_register(uint32_t port, l0_port_handler_t h, void *arg)
 {
     if (port >= EVTCHN_PORTS || !h)
         return ERR(-XEN_EINVAL);
@@ -34,7 +34,7 @@ void evtchn_unregister_all(void)
 
 void evtchn_dispatch(uint32_t port)
 {
-    evtchn_handler_t h = port < EVTCHN_PORTS ? __atomic_load_n(&table[port].fn, __ATOMIC_ACQUIRE) : NULL;
+    l0_port_handler_t h = port < EVTCHN_PORTS ? __atomic_load_n(&table[port].fn, __ATOMIC_ACQUIRE) : NULL;
 
     if (h)
         h(port, table[port].arg);

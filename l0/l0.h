@@ -1,6 +1,6 @@
 /* l0.h: the L0 operations table: everything the shim asks of whatever runs it (Xen, or nothing). */
-#ifndef HVM_LITE_L0_H
-#define HVM_LITE_L0_H
+#ifndef L0_L0_H
+#define L0_L0_H
 
 #include "shim/lib.h"
 

@@ -1,6 +1,6 @@
 /* pit.h: the 8254 PIT, used standalone to measure the TSC frequency. */
-#ifndef HVM_LITE_PIT_H
-#define HVM_LITE_PIT_H
+#ifndef L0_PIT_H
+#define L0_PIT_H
 
 #include "shim/lib.h"
 

@@ -1,6 +1,6 @@
 /* rtc.h: the CMOS real-time clock (standalone). */
-#ifndef HVM_LITE_RTC_H
-#define HVM_LITE_RTC_H
+#ifndef L0_RTC_H
+#define L0_RTC_H
 
 #include "shim/lib.h"
 

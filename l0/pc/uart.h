@@ -1,6 +1,6 @@
 /* uart.h: the 16550 serial console sink. */
-#ifndef HVM_LITE_UART_H
-#define HVM_LITE_UART_H
+#ifndef L0_UART_H
+#define L0_UART_H
 
 #include "shim/lib.h"
 

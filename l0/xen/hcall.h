@@ -1,6 +1,6 @@
 /* hcall.h: hypercalls to a Xen L0 from a 64-bit HVM/PVH guest: vmcall or vmmcall by CPU vendor. */
-#ifndef HVM_LITE_XEN_HCALL_H
-#define HVM_LITE_XEN_HCALL_H
+#ifndef L0_XEN_HCALL_H
+#define L0_XEN_HCALL_H
 
 #include "shim/lib.h"
 #include "xen-abi.h"

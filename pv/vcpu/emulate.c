@@ -138,31 +138,42 @@ void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c
     }
 }
 
+/* The CR4 bits the guest may set, from its CPUID policy: fixed for the shim's life, so asked
+ * once (each CPUID is an exit to L0), not at every CR4 access. A race between CPUs asking first
+ * only stores the same value twice. */
+#define CR4_ALLOWED_KNOWN (1ull << 63)
+static uint64_t cr4_allowed(void)
+{
+    static uint64_t cached;             /* CR4_ALLOWED_KNOWN | the mask, once asked */
+    uint64_t v = READ_ONCE(cached);
+    uint32_t max, a, b, c, d;
+
+    if (v & CR4_ALLOWED_KNOWN)
+        return v & ~CR4_ALLOWED_KNOWN;
+    pv_cpuid(0, 0, &max, &b, &c, &d);
+    pv_cpuid(1, 0, &a, &b, &c, &d);
+    v = (d & (1u << 4) ? CR4_TSD : 0) | (d & (1u << 2) ? CR4_DE : 0) | (c & (1u << 26) ? CR4_OSXSAVE : 0);
+    if (max >= 7) {
+        pv_cpuid(7, 0, &a, &b, &c, &d);
+        v |= b & 1 ? CR4_FSGSBASE : 0;
+    }
+    WRITE_ONCE(cached, v | CR4_ALLOWED_KNOWN);
+    return v;
+}
+
 /* CR4 as a PV guest sees it, by Xen's rule (pv_fixup_guest_cr4): of the bits it wrote, only TSD,
  * DE, FSGSBASE and OSXSAVE, each where its CPUID policy has the feature; of the hardware's, PAE,
  * MCE, OSFXSR and OSXMMEXCPT; nothing else. Writing other bits is no error, they just do not
  * stick. The guest's bits are its view only: the shim's own CR4 stays as it is (a TSD or DE the
  * guest sets is not enforced, as it would be under Xen). */
-static uint64_t guest_cr4_view(uint64_t written);
+static uint64_t guest_cr4_view(uint64_t written)
+{
+    return (written & cr4_allowed()) | (read_cr4() & (CR4_PAE | CR4_MCE | CR4_OSFXSR | CR4_OSXMMEXCPT));
+}
 
 uint64_t pv_guest_cr4(void)
 {
     return guest_cr4_view(pv_current()->guest_cr4);
-}
-
-static uint64_t guest_cr4_view(uint64_t written)
-{
-    uint32_t max, a, b, c, d;
-    uint64_t allowed = 0;
-
-    pv_cpuid(0, 0, &max, &b, &c, &d);
-    pv_cpuid(1, 0, &a, &b, &c, &d);
-    allowed |= (d & (1u << 4) ? CR4_TSD : 0) | (d & (1u << 2) ? CR4_DE : 0) | (c & (1u << 26) ? CR4_OSXSAVE : 0);
-    if (max >= 7) {
-        pv_cpuid(7, 0, &a, &b, &c, &d);
-        allowed |= b & 1 ? CR4_FSGSBASE : 0;
-    }
-    return (written & allowed) | (read_cr4() & (CR4_PAE | CR4_MCE | CR4_OSFXSR | CR4_OSXMMEXCPT));
 }
 
 /*
@@ -255,7 +266,7 @@ bool pv_emulate(struct cpu_regs *r)
         case 0: v = read_cr0(); break;
         case 2: v = pv_current()->vi->arch.cr2; break;   /* the one we last gave it */
         case 3: v = pv_current()->cr3; break;
-        case 4: v = guest_cr4_view(pv_current()->guest_cr4); break;
+        case 4: v = pv_guest_cr4(); break;
         default: return false;
         }
         *gpr(r, reg) = v;
