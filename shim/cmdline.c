@@ -24,7 +24,7 @@ void cmdline_defaults(struct shim_opts *o)
     memset(o, 0, sizeof(*o));
     o->loglvl = o->loglvl_rl = -1;
     o->guest_loglvl = o->guest_loglvl_rl = -1;
-    o->global_pages = o->tlb_clock = o->assisted_flush = o->l0_steal = -1;
+    o->global_pages = o->tlb_clock = o->assisted_flush = o->l0_steal = o->xsave = -1;
 }
 
 bool parse_bool(const char *s, size_t len, bool *val)
@@ -208,6 +208,8 @@ static void parse_one(struct span name, struct span val, bool has_val, struct sh
         ok = parse_tristate(base, val, has_val, negated, &o->assisted_flush);
     } else if (span_eq(base, "l0-steal")) {
         ok = parse_tristate(base, val, has_val, negated, &o->l0_steal);
+    } else if (span_eq(base, "xsave")) {
+        ok = parse_tristate(base, val, has_val, negated, &o->xsave);
     } else if (span_eq(name, "test-drop-kicks")) {
         /* fault injection for the test suite: proves a halted vCPU survives a lost wakeup */
         unsigned n = 0;

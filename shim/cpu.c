@@ -6,6 +6,7 @@
 #include "shim/sections.h"
 #include "shim/stats.h"
 #include "shim/x86.h"
+#include "shim/xstate.h"
 #include "shim/xerrno.h"
 
 struct cpu_features cpu_has;
@@ -173,8 +174,9 @@ void cpu_load_tables(struct cpu *c)
      * errors, SSE for guests */
     write_cr0((read_cr0() | CR0_WP | CR0_NE | CR0_MP) & ~(CR0_EM | CR0_TS | CR0_AM));
     STAT_INC(cr4_writes);
-    uint64_t cr4 = read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT;
+    uint64_t cr4 = read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT | (xstate.offered ? CR4_OSXSAVE : 0);
     write_cr4(paging_global ? cr4 | CR4_PGE : cr4 & ~CR4_PGE);
+    xstate_cpu_init();
     if (cpu_has.nx)
         wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
 }

@@ -22,6 +22,7 @@
 #include "shim/time.h"
 #include "shim/timer.h"
 #include "shim/x86.h"
+#include "shim/xstate.h"
 #include "xen-abi.h"
 
 static struct shim_opts opts;
@@ -67,6 +68,11 @@ static void boot_report(void)
     pr_info("  TLB flushes of other CPUs: %s\n", flush_assisted ? "assisted by L0 (HVMOP_flush_tlbs)" :
             opts.assisted_flush == 0 ? "IPIs (assisted-flush=off)" : "IPIs (L0 offers no assisted flush)");
     pr_info("  TLB-flush clock: %s\n", flush_clock_on ? "on" : "off");
+    if (xstate.offered)
+        pr_info("  XSAVE for the guest: XCR0 up to %#lx (x87 SSE%s), %u-byte area\n", xstate.offered,
+                xstate.offered & XSTATE_YMM ? " AVX" : "", xstate.max_size);
+    else
+        pr_info("  XSAVE for the guest: none (%s)\n", xstate.why_not);
     if (l0->stolen_ns)
         pr_info("  steal time from L0 in the guest's runstate: %s\n", l0_steal ? "on" : "off (l0-steal=on)");
 }
@@ -141,6 +147,7 @@ void start_shim(unsigned kind, uint32_t info_pa)
         panic("cannot set up the frame pools: %d", rc);
     paging_global = opts.global_pages == 1;
     l0_steal = opts.l0_steal == 1;
+    xstate_init(opts.xsave);
     pv_test_drop_kicks = opts.test_drop_kicks;
     if ((rc = paging_init()))
         panic("cannot build the page tables: %d", rc);

@@ -20,6 +20,7 @@
 #define PV_HOLE_START    0xffff800000000000ull  /* HYPERVISOR_VIRT_START */
 #define PV_HOLE_END      0xffff880000000000ull  /* HYPERVISOR_VIRT_END */
 #define PV_SLOT_FIRST    256                    /* PML4 slots the shim owns in every guest L4 */
+#define PV_SLOT_RO_M2P   256                    /* of them, the guest's read-only m2p (PV_M2P_VIRT) */
 #define PV_SLOT_LAST     271
 #define M2P_INVALID      (~0ul)
 #define PV_RFLAGS_GUEST  0x254fd5ul     /* CF PF AF ZF SF TF DF OF NT RF AC ID: what the guest may set */

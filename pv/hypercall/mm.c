@@ -74,10 +74,11 @@ long hc_vm_assist(struct cpu_regs *regs, uint64_t cmd, uint64_t type, uint64_t a
 {
     /* pae_extended_cr3 and the 4gb_segments pair are no-ops for 64-bit guests (Xen accepts them
      * too); writable_pagetables is ptwr.c, runstate_update_flag vtimer.c, architectural_iopl
-     * emulate.c, iret.c and traps.c */
+     * emulate.c, iret.c and traps.c, m2p_strict mmu_env.c's L4 slot and its callers */
     const uint64_t supported = (1ull << VMASST_TYPE_pae_extended_cr3) | (1ull << VMASST_TYPE_writable_pagetables) |
                                (1ull << VMASST_TYPE_runstate_update_flag) | (1ull << VMASST_TYPE_4gb_segments) |
-                               (1ull << VMASST_TYPE_4gb_segments_notify) | (1ull << VMASST_TYPE_architectural_iopl);
+                               (1ull << VMASST_TYPE_4gb_segments_notify) | (1ull << VMASST_TYPE_architectural_iopl) |
+                               (1ull << VMASST_TYPE_m2p_strict);
 
     if (type >= 64 || !(supported & (1ull << type)))
         return ERR(-XEN_EINVAL);

@@ -157,11 +157,13 @@ static int set_baseptr(uint64_t mfn, uint64_t *slot, bool may_clear)
 /* The guest kernel's new L4 (MMUEXT_NEW_BASEPTR, or a CR3 write): loaded at once. */
 int pv_new_baseptr(uint64_t mfn)
 {
-    uint64_t cur = pv_current()->cr3 >> PAGE_SHIFT;
+    uint64_t old = pv_current()->cr3 >> PAGE_SHIFT, cur = old;
     int rc = set_baseptr(mfn, &cur, false);
 
     if (rc)
         return rc;
+    if (cur != old && !pv_m2p_strict())
+        pv_l4_ro_m2p(cur, true);        /* a kernel base shows the m2p (m2p_strict: as it was made) */
     pv_current()->cr3 = cur << PAGE_SHIFT;
     if (!pv_current()->user_mode)
         flush_load_cr3(pv_current()->cr3);
@@ -185,7 +187,11 @@ static int mmuext_one(const struct mmuext_op *op)
     case MMUEXT_NEW_BASEPTR:
         return pv_new_baseptr(op->arg1.mfn);
     case MMUEXT_NEW_USER_BASEPTR:
-        return set_baseptr(op->arg1.mfn, &pv_current()->cr3_user_mfn, true);
+        if ((rc = set_baseptr(op->arg1.mfn, &pv_current()->cr3_user_mfn, true)))
+            return rc;
+        if (op->arg1.mfn && pv_m2p_strict())
+            pv_l4_ro_m2p(op->arg1.mfn, false);  /* m2p_strict: user mode never sees the m2p */
+        return 0;
     case MMUEXT_TLB_FLUSH_LOCAL:
         flush_tlb(FLUSH_CPU(this_cpu()->id), 0, FLUSH_ALL);
         return 0;

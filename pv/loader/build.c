@@ -310,6 +310,7 @@ int pv_build(const struct boot_info *bi)
     uint64_t l4 = pv_current()->cr3 >> PAGE_SHIFT;
     if ((rc = pt_pin(l4, PGT_L4)) || (rc = pt_get_type(l4, PGT_L4)))
         return fail(rc, "the bootstrap page tables do not validate (error %d)", rc);
+    pv_l4_ro_m2p(l4, true);             /* a kernel base: the m2p shows (validation left it blank) */
 
     pr_info("guest: %s kernel (notes from %s), %lu MiB, entry %#lx%s\n", build_elf.guest_os[0] ? build_elf.guest_os : "a",
             build_elf.notes_from, nr_pages >> 8, build_elf.virt_entry, pv_dom.hypercall_page ? ", hypercall page" : "");

@@ -2,11 +2,18 @@
 #ifndef PV_MM_MM_H
 #define PV_MM_MM_H
 
+#include "pv/domain/domain.h"
 #include "shim/lib.h"
 
 struct cpu_regs;
 /* mmu_env.c: the page-type words for nr_frames frames. */
 int pv_mmu_init(uint64_t nr_frames);
+/* The read-only m2p's slot of a validated L4, filled or zapped (Xen's fill_ro_mpt/zap_ro_mpt). */
+void pv_l4_ro_m2p(uint64_t mfn, bool present);
+static inline bool pv_m2p_strict(void)
+{
+    return pv_dom.vm_assist & (1ull << VMASST_TYPE_m2p_strict);
+}
 
 /* hypercall/mmu.c */
 int pv_new_baseptr(uint64_t mfn);      /* MMUEXT_NEW_BASEPTR */

@@ -14,12 +14,24 @@ uint64_t *pt_frame(uint64_t mfn)
     return phys_to_virt(mfn << PAGE_SHIFT);
 }
 
+/* The read-only m2p's slot (public/xen.h VMASST_TYPE_m2p_strict, Xen's init_xen_l4_slots): a new
+ * L4 gets it only under m2p_strict; otherwise it is filled when the L4 becomes a kernel base
+ * (pv_l4_ro_m2p), so an L4 only ever used for user mode never shows the m2p. */
 void pt_l4_init_reserved(uint64_t *l4)
 {
     const uint64_t *idle = phys_to_virt(idle_root_pa);
 
     for (unsigned s = PV_SLOT_FIRST; s <= PV_SLOT_LAST; s++)
         l4[s] = idle[s];
+    if (!(pv_dom.vm_assist & (1ull << VMASST_TYPE_m2p_strict)))
+        l4[PV_SLOT_RO_M2P] = 0;
+}
+
+void pv_l4_ro_m2p(uint64_t mfn, bool present)
+{
+    const uint64_t *idle = phys_to_virt(idle_root_pa);
+
+    __atomic_store_n(&pt_frame(mfn)[PV_SLOT_RO_M2P], present ? idle[PV_SLOT_RO_M2P] : 0, __ATOMIC_RELAXED);
 }
 
 uint32_t pt_clock_stamp(void)

@@ -2,7 +2,8 @@
  * emulate.c: privileged instructions a 64-bit PV kernel (running in ring 3) executes and a
  * hypervisor answers, as Xen does for PV guests: reads of CR0/CR2/CR3/CR4, rdmsr/wrmsr of the
  * segment-base MSRs and a few read-only ones, CPUID behind the forced-emulation prefix
- * (ud2; .ascii "xen"; cpuid) with a PV CPUID policy, wbinvd, clts, and cli/sti on the upcall
+ * (ud2; .ascii "xen"; cpuid) with the PV CPUID policy (cpuid.c), XSETBV, wbinvd, clts, and
+ * cli/sti on the upcall
  * mask and port I/O to ports nobody has, both under the virtual IOPL (iopl_ok). Anything else
  * is the guest's #GP or #UD, bounced to it (rdmsr_safe
  * and friends rely on that). hlt too is #GP(0): Xen 4.17's PV emulator does not take it, so the
@@ -15,13 +16,12 @@
 #include "pv/vcpu/traps.h"
 #include "shim/config.h"
 #include "shim/x86.h"
+#include "shim/xstate.h"
 
 #define MSR_EFER_ 0xc0000080
 #define MSR_TSC_AUX 0xc0000103
 #define MSR_IA32_TSC 0x10
 #define MSR_PLATFORM_INFO 0xce
-
-#define CPUID_HYPERVISOR_BASE 0x40000000u
 
 static uint64_t *gpr(struct cpu_regs *r, unsigned n)
 {
@@ -81,101 +81,6 @@ static bool write_msr(uint32_t msr, uint64_t v)
     }
 }
 
-/* The PV CPUID policy: the host's view minus what a PV guest cannot use (it has no APIC, no
- * VMX/SVM, no MONITOR, cannot set CR4 bits such as FSGSBASE, PCID, SMEP or SMAP, or XSAVE
- * states the shim does not switch), plus the hypervisor bit and Xen's leaves. */
-void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
-{
-    if (leaf >= CPUID_HYPERVISOR_BASE && leaf < CPUID_HYPERVISOR_BASE + 0x10000) {
-        *a = *b = *c = *d = 0;
-        switch (leaf - CPUID_HYPERVISOR_BASE) {
-        case 0:
-            *a = CPUID_HYPERVISOR_BASE + 2;
-            memcpy(b, "XenV", 4);
-            memcpy(c, "MMXe", 4);
-            memcpy(d, "nVMM", 4);
-            break;
-        case 1:
-            *a = SHIM_XEN_MAJOR << 16 | SHIM_XEN_MINOR;
-            break;
-        case 2:
-            *a = 1;                     /* hypercall pages; a PV guest gets them by its note */
-            *b = CPUID_HYPERVISOR_BASE;
-            break;
-        }
-        return;
-    }
-    cpuid_count(leaf, sub, a, b, c, d);
-    switch (leaf) {
-    case 1:
-        *c &= ~((1u << 3) | (1u << 5) | (1u << 6) | (1u << 17) | (1u << 21) | (1u << 24) | (1u << 26) |
-                (1u << 27) | (1u << 28));  /* MONITOR VMX SMX PCID x2APIC TSC-deadline XSAVE OSXSAVE AVX */
-        *c |= 1u << 31;                 /* hypervisor */
-        /* VME PSE MCE APIC MTRR MCA PSE36 ACPI TM PBE: no superpages for a PV guest, no APIC,
-         * MTRRs or machine-check MSRs (Linux reads those without a fixup) */
-        *d &= ~((1u << 1) | (1u << 3) | (1u << 7) | (1u << 9) | (1u << 12) | (1u << 14) | (1u << 17) | (1u << 22) |
-                (1u << 29) | (1u << 31));
-        break;
-    case 7:
-        if (sub == 0) {
-            *b &= ~((1u << 0) | (1u << 5) | (1u << 7) | (1u << 10) | (1u << 20));  /* FSGSBASE AVX2 SMEP INVPCID SMAP */
-            *c &= ~((1u << 2) | (1u << 3) | (1u << 4) | (1u << 22));  /* UMIP PKU OSPKE RDPID */
-        } else {
-            *a = *b = *c = *d = 0;
-        }
-        break;
-    case 0xd:
-        *a = *b = *c = *d = 0;          /* no XSAVE */
-        break;
-    case 0x80000001:
-        *c &= ~((1u << 2) | (1u << 3)); /* SVM, ExtApicSpace */
-        /* 1 GiB pages; RDTSCP: TSC_AUX is not the guest's to set here, and an L0 that emulates
-         * the TSC traps RDTSCP (QEMU's SVM reports it as RDTSC, and Xen then cannot complete it) */
-        *d &= ~((1u << 26) | (1u << 27));
-        break;
-    default:
-        break;
-    }
-}
-
-/* The CR4 bits the guest may set, from its CPUID policy: fixed for the shim's life, so asked
- * once (each CPUID is an exit to L0), not at every CR4 access. A race between CPUs asking first
- * only stores the same value twice. */
-#define CR4_ALLOWED_KNOWN (1ull << 63)
-static uint64_t cr4_allowed(void)
-{
-    static uint64_t cached;             /* CR4_ALLOWED_KNOWN | the mask, once asked */
-    uint64_t v = READ_ONCE(cached);
-    uint32_t max, a, b, c, d;
-
-    if (v & CR4_ALLOWED_KNOWN)
-        return v & ~CR4_ALLOWED_KNOWN;
-    pv_cpuid(0, 0, &max, &b, &c, &d);
-    pv_cpuid(1, 0, &a, &b, &c, &d);
-    v = (d & (1u << 4) ? CR4_TSD : 0) | (d & (1u << 2) ? CR4_DE : 0) | (c & (1u << 26) ? CR4_OSXSAVE : 0);
-    if (max >= 7) {
-        pv_cpuid(7, 0, &a, &b, &c, &d);
-        v |= b & 1 ? CR4_FSGSBASE : 0;
-    }
-    WRITE_ONCE(cached, v | CR4_ALLOWED_KNOWN);
-    return v;
-}
-
-/* CR4 as a PV guest sees it, by Xen's rule (pv_fixup_guest_cr4): of the bits it wrote, only TSD,
- * DE, FSGSBASE and OSXSAVE, each where its CPUID policy has the feature; of the hardware's, PAE,
- * MCE, OSFXSR and OSXMMEXCPT; nothing else. Writing other bits is no error, they just do not
- * stick. The guest's bits are its view only: the shim's own CR4 stays as it is (a TSD or DE the
- * guest sets is not enforced, as it would be under Xen). */
-static uint64_t guest_cr4_view(uint64_t written)
-{
-    return (written & cr4_allowed()) | (read_cr4() & (CR4_PAE | CR4_MCE | CR4_OSFXSR | CR4_OSXMMEXCPT));
-}
-
-uint64_t pv_guest_cr4(void)
-{
-    return guest_cr4_view(pv_current()->guest_cr4);
-}
-
 /*
  * The virtual IOPL (physdev set_iopl; with VMASST_TYPE_architectural_iopl also iret's rflags)
  * against the mode's privilege, as Xen's iopl_ok: user mode is ring 3; the kernel counts as
@@ -216,6 +121,21 @@ static bool port_io(struct cpu_regs *r, const uint8_t *b)
     return true;
 }
 
+/*
+ * XSETBV by the guest kernel, as Xen's emulator: #UD unless the guest's own CR4 has OSXSAVE (the
+ * real one always has), then #GP for any register but XCR0 or a value Xen would refuse
+ * (xstate_set_xcr0). The CPU's XCR0 is the vCPU's (xstate.h). false: the fault goes to the guest.
+ */
+static bool xsetbv(struct cpu_regs *r)
+{
+    if (!(pv_guest_cr4() & CR4_OSXSAVE)) {
+        r->vector = 6;
+        r->error_code = 0;
+        return false;
+    }
+    return (uint32_t)r->rcx == 0 && !xstate_set_xcr0((r->rdx << 32) | (uint32_t)r->rax);
+}
+
 /* The faulting instruction: optional REX, then the opcode. Returns true if emulated. From user
  * mode only port I/O and cli/sti are looked at, under the IOPL as from the kernel. */
 bool pv_emulate(struct cpu_regs *r)
@@ -230,7 +150,7 @@ bool pv_emulate(struct cpu_regs *r)
         if (memcmp(b, fep, sizeof(fep)) || b[5] != 0x0f || b[6] != 0xa2)
             return false;
         uint32_t a, bb, c, d;
-        pv_cpuid((uint32_t)r->rax, (uint32_t)r->rcx, &a, &bb, &c, &d);
+        pv_cpuid_kernel((uint32_t)r->rax, (uint32_t)r->rcx, &a, &bb, &c, &d);
         r->rax = a, r->rbx = bb, r->rcx = c, r->rdx = d;
         r->rip += 7;
         pv_dom.nr_emulated++;
@@ -319,6 +239,11 @@ bool pv_emulate(struct cpu_regs *r)
         len += 3;
         break;
     }
+    case 0x01:                          /* xsetbv (0f 01 d1) */
+        if (b[len + 2] != 0xd1 || !xsetbv(r))
+            return false;
+        len += 3;
+        break;
     case 0x32:                          /* rdmsr */
         if (!read_msr((uint32_t)r->rcx, &v))
             return false;

@@ -16,6 +16,8 @@ void pv_resume(struct cpu_regs *r) __noreturn;
 bool pv_trap(struct cpu_regs *r, uint64_t cr2);     /* an exception from the guest */
 bool pv_emulate(struct cpu_regs *r);                /* emulate.c: #GP/#UD it could answer */
 void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d);
+/* pv_cpuid with the guest kernel's view of OSXSAVE (cpuid.c): what the forced-emulation prefix gives */
+void pv_cpuid_kernel(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d);
 void pv_syscall(struct cpu_regs *r);                /* run.c: SYSCALL from the guest */
 void pv_iret(struct cpu_regs *r);                   /* iret.c: __HYPERVISOR_iret */
 void pv_syscall_from_user(struct cpu_regs *r);      /* traps.c */
@@ -34,7 +36,7 @@ bool pv_debug_in_shim(void);                        /* a #DB in the shim was the
  * #UD for an instruction), -EPERM or -EINVAL (a value refused: #GP) */
 long pv_set_debugreg(unsigned reg, uint64_t value);
 long pv_get_debugreg(unsigned reg, uint64_t *val);
-uint64_t pv_guest_cr4(void);                        /* emulate.c: CR4 as the guest sees it */
+uint64_t pv_guest_cr4(void);                        /* cpuid.c: CR4 as the guest sees it */
 
 /* nmi.c: virtual NMIs */
 long pv_nmi_send(struct pv_vcpu *v, uint64_t arg);     /* VCPUOP_send_nmi */

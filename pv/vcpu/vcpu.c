@@ -144,6 +144,10 @@ long pv_vcpu_initialise(struct pv_vcpu *v, uint64_t ctx_va)
     }
     if ((rc = take_refs(c, &l4, &ul4)))
         goto out;
+    if (!pv_m2p_strict())
+        pv_l4_ro_m2p(l4, true);         /* as MMUEXT_NEW_BASEPTR and NEW_USER_BASEPTR */
+    else if (ul4)
+        pv_l4_ro_m2p(ul4, false);
 
     for (unsigned i = 0; i < 256; i++) {
         const struct trap_info *t = &c->trap_ctxt[i];

@@ -14,6 +14,10 @@
  *                             MADV_DONTNEED gives zero pages back, munmap
  *   pvcheck sleep             a 1 s CLOCK_MONOTONIC sleep takes 0.9..1.5 s
  *   pvcheck pinned            one job per online vCPU, pinned there; sched_getcpu() agrees
+ *   pvcheck ymm               (a CPU with AVX) two processes per online vCPU, pinned, each with its
+ *                             own pattern in ymm0-15 across 400 sched_yield/nanosleep syscalls:
+ *                             the kernel's context switches (XSAVE) and the syscall path through
+ *                             the hypervisor keep every register
  *   pvcheck vcpus             online vCPUs == pvcheck.vcpus=N from the kernel command line, or,
  *                             without it, == possible vCPUs
  *   pvcheck gen FILE|- MiB    write MiB of deterministic bytes (the tmpfs check's content; the
@@ -30,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -331,6 +336,81 @@ static int do_pinned(void)
 		      now(CLOCK_MONOTONIC) - t0);
 }
 
+/* Load ymm0-15 from p, make syscall nr (arg a1), store ymm0-15 to q: one asm statement, so no
+ * compiler-made SSE code runs between the load and the store; the syscall ABI keeps vector
+ * registers. */
+static void ymm_syscall(const uint8_t *p, uint8_t *q, long nr, const void *a1)
+{
+	long ret;
+
+	__asm__ volatile("vmovdqu 0(%[p]), %%ymm0; vmovdqu 32(%[p]), %%ymm1; vmovdqu 64(%[p]), %%ymm2\n\t"
+			 "vmovdqu 96(%[p]), %%ymm3; vmovdqu 128(%[p]), %%ymm4; vmovdqu 160(%[p]), %%ymm5\n\t"
+			 "vmovdqu 192(%[p]), %%ymm6; vmovdqu 224(%[p]), %%ymm7; vmovdqu 256(%[p]), %%ymm8\n\t"
+			 "vmovdqu 288(%[p]), %%ymm9; vmovdqu 320(%[p]), %%ymm10; vmovdqu 352(%[p]), %%ymm11\n\t"
+			 "vmovdqu 384(%[p]), %%ymm12; vmovdqu 416(%[p]), %%ymm13; vmovdqu 448(%[p]), %%ymm14\n\t"
+			 "vmovdqu 480(%[p]), %%ymm15\n\t"
+			 "syscall\n\t"
+			 "vmovdqu %%ymm0, 0(%[q]); vmovdqu %%ymm1, 32(%[q]); vmovdqu %%ymm2, 64(%[q])\n\t"
+			 "vmovdqu %%ymm3, 96(%[q]); vmovdqu %%ymm4, 128(%[q]); vmovdqu %%ymm5, 160(%[q])\n\t"
+			 "vmovdqu %%ymm6, 192(%[q]); vmovdqu %%ymm7, 224(%[q]); vmovdqu %%ymm8, 256(%[q])\n\t"
+			 "vmovdqu %%ymm9, 288(%[q]); vmovdqu %%ymm10, 320(%[q]); vmovdqu %%ymm11, 352(%[q])\n\t"
+			 "vmovdqu %%ymm12, 384(%[q]); vmovdqu %%ymm13, 416(%[q]); vmovdqu %%ymm14, 448(%[q])\n\t"
+			 "vmovdqu %%ymm15, 480(%[q])"
+			 : "=a"(ret)
+			 : [p] "r"(p), [q] "r"(q), "0"(nr), "D"(a1), "S"(0L)
+			 : "rcx", "r11", "memory", "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+			   "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15");
+	(void)ret;
+}
+
+static int do_ymm(void)
+{
+	int cpus[MAXCPU];
+	char text[256];
+	int n = cpu_list("online", cpus, text, sizeof text), procs;
+	pid_t pids[2 * MAXCPU];
+	double t0 = now(CLOCK_MONOTONIC);
+
+	if (n <= 0)
+		return report(0, "cannot read /sys/devices/system/cpu/online");
+	procs = 2 * n;
+	for (int j = 0; j < procs; j++) {
+		pids[j] = fork();
+		if (pids[j] < 0)
+			return report(0, "fork: %s", strerror(errno));
+		if (pids[j] == 0) {
+			uint8_t pat[512], got[512];
+			struct timespec ms = { 0, 1000000 };
+			cpu_set_t set;
+
+			CPU_ZERO(&set);
+			CPU_SET(cpus[j % n], &set);
+			if (sched_setaffinity(0, sizeof set, &set) < 0)
+				_exit(3);
+			for (int r = 0; r < 400; r++) {
+				for (unsigned i = 0; i < sizeof pat; i += 8) {
+					uint64_t v = mix((uint64_t)j << 40 | (uint64_t)r << 16 | i);
+					memcpy(pat + i, &v, 8);
+				}
+				ymm_syscall(pat, got, r % 16 ? SYS_sched_yield : SYS_nanosleep, &ms);
+				if (memcmp(pat, got, sizeof pat))
+					_exit(1);
+			}
+			_exit(0);
+		}
+	}
+	for (int j = 0; j < procs; j++) {
+		int st;
+
+		if (waitpid(pids[j], &st, 0) != pids[j] || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			return report(0, "process %d (cpu %d): %s (status %#x)", j, cpus[j % n],
+				      WIFEXITED(st) && WEXITSTATUS(st) == 1 ? "its ymm registers changed across a syscall" :
+				      WIFEXITED(st) && WEXITSTATUS(st) == 3 ? "sched_setaffinity failed" : "died", st);
+	}
+	return report(1, "%d processes on cpus %s kept ymm0-15 across 400 syscalls each (%.2f s)", procs, text,
+		      now(CLOCK_MONOTONIC) - t0);
+}
+
 static int do_vcpus(void)
 {
 	int cpus[MAXCPU];
@@ -403,7 +483,7 @@ static int do_gen(const char *path, size_t mib)
 
 static int usage(void)
 {
-	fputs("usage: pvcheck start|xen|forkexec [N]|anonmem [MiB]|sleep|pinned|vcpus|gen FILE|- MiB|exit K\n",
+	fputs("usage: pvcheck start|xen|forkexec [N]|anonmem [MiB]|sleep|pinned|vcpus|ymm|gen FILE|- MiB|exit K\n",
 	      stderr);
 	return 2;
 }
@@ -436,5 +516,7 @@ int main(int argc, char **argv)
 		return do_pinned();
 	if (strcmp(cmd, "vcpus") == 0)
 		return do_vcpus();
+	if (strcmp(cmd, "ymm") == 0)
+		return do_ymm();
 	return usage();
 }

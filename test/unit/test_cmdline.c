@@ -87,11 +87,20 @@ static void test_ours(void)
 {
     struct shim_opts o = parse("global-pages tlb-clock=off assisted-flush=yes l0-steal");
 
+    CHECK_EQ(o.xsave, -1);
+
     CHECK_EQ(o.global_pages, 1);
     CHECK_EQ(o.tlb_clock, 0);
     CHECK_EQ(o.assisted_flush, 1);
     CHECK_EQ(o.l0_steal, 1);
     CHECK_EQ(o.nr_notes, 0);
+    o = parse("xsave=off");
+    CHECK_EQ(o.xsave, 0);
+    o = parse("no-xsave xsave");
+    CHECK_EQ(o.xsave, 1);
+    o = parse("xsave=sometimes");
+    CHECK_EQ(o.xsave, -1);
+    CHECK_EQ(o.nr_notes, 1);
     o = parse("no-global-pages no-tlb-clock no-assisted-flush");
     CHECK_EQ(o.global_pages, 0);
     CHECK_EQ(o.tlb_clock, 0);

@@ -38,16 +38,10 @@ static uint32_t spin(unsigned long ms)
 
 void test_main(void)
 {
-	long rc = events_init();
-
-	if (rc)
-		test_fail("events_init: %ld %s", rc, errno_name(rc));
-	rc = evtchn_bind_virq(VIRQ_TIMER, 0, &tport);
-	if (rc)
-		test_fail("bind VIRQ_TIMER: %ld %s", rc, errno_name(rc));
+	tport = events_init_timer();
 	/* the default tick, restated: 10 ms (binding the VIRQ is what makes it fire) */
 	struct vcpu_set_periodic_timer p = { .period_ns = 10 * MS };
-	rc = vcpu_op(VCPUOP_set_periodic_timer, 0, &p);
+	long rc = vcpu_op(VCPUOP_set_periodic_timer, 0, &p);
 	check(rc == 0, "set_periodic_timer 10 ms: %ld %s", rc, errno_name(rc));
 	events_enable();
 

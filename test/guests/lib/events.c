@@ -60,6 +60,19 @@ long events_init(void)
 	return HC(__HYPERVISOR_callback_op, CALLBACKOP_register, &cb, 0);
 }
 
+evtchn_port_t events_init_timer(void)
+{
+	evtchn_port_t port;
+	long rc = events_init();
+
+	if (rc)
+		test_fail("events_init: %ld %s", rc, errno_name(rc));
+	rc = evtchn_bind_virq(VIRQ_TIMER, 0, &port);
+	if (rc)
+		test_fail("bind VIRQ_TIMER: %ld %s", rc, errno_name(rc));
+	return port;
+}
+
 void events_enable_on(unsigned vcpu)
 {
 	struct vcpu_info *vi = events_vcpu_info(vcpu);

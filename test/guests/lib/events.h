@@ -27,6 +27,9 @@ extern volatile unsigned long events_sel_at_entry;     /* evtchn_pending_sel on 
 extern struct vcpu_info *events_vcpu;                  /* the vcpu_info in use (vCPU 0) */
 
 long events_init(void);                 /* CALLBACKOP_register(event); 0 or the error */
+/* events_init, then VIRQ_TIMER bound on vCPU 0 (events still masked): its port; any error ends
+ * the test */
+evtchn_port_t events_init_timer(void);
 void events_enable(void);               /* clear the mask, then let anything pending in */
 void events_disable(void);
 

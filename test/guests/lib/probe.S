@@ -136,6 +136,26 @@ probe_insn_hlt:
 	hlt
 DONE hlt
 
+/* bool probe_xsetbv(uint32_t reg, uint64_t val): privileged, so emulated for a PV kernel (#UD
+ * without CR4.OSXSAVE, #GP for a value refused) */
+PROBE xsetbv
+	mov	%edi, %ecx
+	mov	%rsi, %rax
+	mov	%rsi, %rdx
+	shr	$32, %rdx
+	.globl probe_insn_xsetbv
+probe_insn_xsetbv:
+	xsetbv
+DONE xsetbv
+
+/* bool probe_vmovdqu(const void *p): an AVX load of 32 bytes into ymm0 (#UD while XCR0 lacks
+ * the AVX state) */
+PROBE vmovdqu
+	.globl probe_insn_vmovdqu
+probe_insn_vmovdqu:
+	vmovdqu	(%rdi), %ymm0
+DONE vmovdqu
+
 /* bool probe_fnop(void): an x87 instruction (#NM while the vCPU's CR0.TS is set) */
 PROBE fnop
 	.globl probe_insn_fnop
