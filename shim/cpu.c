@@ -3,6 +3,7 @@
 #include "shim/debug.h"
 #include "shim/mm.h"
 #include "shim/paging.h"
+#include "shim/panic.h"
 #include "shim/sections.h"
 #include "shim/stats.h"
 #include "shim/x86.h"
@@ -10,6 +11,33 @@
 #include "shim/xerrno.h"
 
 struct cpu_features cpu_has;
+bool cpuid_faulting_on;
+
+#define MSR_PLATFORM_INFO           0xce
+#define MSR_MISC_FEATURES_ENABLES   0x140
+
+/*
+ * CPUID faulting (Intel's MSR pair, which Xen offers its HVM guests on any CPU since their CPUID
+ * exits anyway): on, the guest's CPUID faults to the shim in every ring, so its user mode and
+ * its native CPUID get the PV policy as its enlightened CPUID does, and the shim can offer the
+ * guest the same faulting for its own user mode (Xen's PV rule).
+ */
+void cpu_cpuid_faulting_init(int enable)
+{
+    uint64_t v;
+
+    cpu_has.cpuid_faulting = rdmsr_safe(MSR_PLATFORM_INFO, &v) && (v & (1ull << 31));
+    cpuid_faulting_on = cpu_has.cpuid_faulting && enable != 0;
+}
+
+static void cpuid_faulting_cpu(void)
+{
+    uint64_t v;
+
+    if (cpuid_faulting_on && !(rdmsr_safe(MSR_MISC_FEATURES_ENABLES, &v) &&
+                               wrmsr_safe(MSR_MISC_FEATURES_ENABLES, v | 1)))
+        panic("CPUID faulting was offered, but MSR_MISC_FEATURES_ENABLES refuses it");
+}
 struct cpu *cpus[MAX_CPUS];
 unsigned nr_cpus_online;
 struct cpu bsp_cpu __aligned(4096);
@@ -177,6 +205,7 @@ void cpu_load_tables(struct cpu *c)
     uint64_t cr4 = read_cr4() | CR4_OSFXSR | CR4_OSXMMEXCPT | (xstate.offered ? CR4_OSXSAVE : 0);
     write_cr4(paging_global ? cr4 | CR4_PGE : cr4 & ~CR4_PGE);
     xstate_cpu_init();
+    cpuid_faulting_cpu();
     if (cpu_has.nx)
         wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_NXE);
 }

@@ -68,11 +68,17 @@ static inline struct cpu *this_cpu(void)
 struct cpu_features {
     bool amd, intel;                    /* vendor, for vmcall vs vmmcall */
     bool nx, pdpe1gb, x2apic, tsc_deadline, invariant_tsc, hypervisor, apic;
+    bool cpuid_faulting;                /* MSR_PLATFORM_INFO says so (cpu_cpuid_faulting_init) */
     char vendor[13];
     uint32_t family, model, stepping;
 };
 
 extern struct cpu_features cpu_has;
+extern bool cpuid_faulting_on;          /* every CPU faults the guest's CPUID to the shim */
+
+/* Once on the BSP, IDT loaded: probe CPUID faulting; enable = the cpuid-faulting option (-1
+ * default: on where offered). cpu_load_tables then turns it on on each CPU. */
+void cpu_cpuid_faulting_init(int enable);
 extern struct cpu *cpus[MAX_CPUS];
 extern unsigned nr_cpus_online;
 extern struct cpu bsp_cpu;

@@ -68,6 +68,8 @@ static void boot_report(void)
     pr_info("  TLB flushes of other CPUs: %s\n", flush_assisted ? "assisted by L0 (HVMOP_flush_tlbs)" :
             opts.assisted_flush == 0 ? "IPIs (assisted-flush=off)" : "IPIs (L0 offers no assisted flush)");
     pr_info("  TLB-flush clock: %s\n", flush_clock_on ? "on" : "off");
+    pr_info("  CPUID faulting: %s\n", cpuid_faulting_on ? "on (the guest's CPUID in every ring gets the PV policy)" :
+            cpu_has.cpuid_faulting ? "off (cpuid-faulting=off)" : "off (not offered by the CPU or L0)");
     if (xstate.offered)
         pr_info("  XSAVE for the guest: XCR0 up to %#lx (x87 SSE%s), %u-byte area\n", xstate.offered,
                 xstate.offered & XSTATE_YMM ? " AVX" : "", xstate.max_size);
@@ -148,6 +150,7 @@ void start_shim(unsigned kind, uint32_t info_pa)
     paging_global = opts.global_pages == 1;
     l0_steal = opts.l0_steal == 1;
     xstate_init(opts.xsave);
+    cpu_cpuid_faulting_init(opts.cpuid_faulting);
     pv_test_drop_kicks = opts.test_drop_kicks;
     if ((rc = paging_init()))
         panic("cannot build the page tables: %d", rc);

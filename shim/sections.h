@@ -9,7 +9,7 @@
 extern char __image_start[], __image_end[], __load_end[];
 extern char __text_start[], __text_end[], __rodata_start[], __rodata_end[], __data_start[];
 
-/* shim.lds.S: the fault fixups of the instructions allowed to fault (guest copies), from
+/* shim.lds.S: the fault fixups of the instructions allowed to fault (guest copies, MSR probes), from
  * their FIXUP entries: a fault at insn resumes at resume. */
 struct fixup {
     uint64_t insn, resume;

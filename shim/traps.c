@@ -115,7 +115,8 @@ static void fatal_exception(struct cpu_regs *r, uint64_t cr2)
     panic_end();
 }
 
-/* A fault in one of the few instructions allowed to fault (guest copies): resume at its fixup. */
+/* A fault in one of the few instructions allowed to fault (guest copies, MSR probes): resume at
+ * its fixup. */
 static bool fixup_exception(struct cpu_regs *r)
 {
     if (r->vector != 14 && r->vector != 13)

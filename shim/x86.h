@@ -55,6 +55,10 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
 {
     __asm__ volatile("wrmsr" :: "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
 }
+/* msr_safe.S: false if the access faulted (#GP: no such MSR or value here); only once the IDT
+ * is loaded */
+bool rdmsr_safe(uint32_t msr, uint64_t *val);
+bool wrmsr_safe(uint32_t msr, uint64_t val);
 
 static inline void cpuid_count(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
 {

@@ -57,6 +57,7 @@ struct pv_vcpu {
     uint64_t gs_base_user;              /* the guest's other GS base (user mode's, while in kernel) */
     uint64_t kernel_ss, kernel_sp;      /* stack_switch: the stack for entries from user mode */
     bool fpu_ts;                        /* fpu_taskswitch: the guest's virtual CR0.TS */
+    bool cpuid_faulting;                /* MSR_MISC_FEATURES_ENABLES bit 0: its user mode's CPUID faults */
     unsigned iopl;                      /* physdev set_iopl: the virtual IOPL */
     bool user_mode;                     /* guest user mode (mode.c) */
     uint64_t guest_cr4;                 /* the CR4 the guest last wrote (emulate.c: what it reads back) */

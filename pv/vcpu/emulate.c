@@ -2,8 +2,9 @@
  * emulate.c: privileged instructions a 64-bit PV kernel (running in ring 3) executes and a
  * hypervisor answers, as Xen does for PV guests: reads of CR0/CR2/CR3/CR4, rdmsr/wrmsr of the
  * segment-base MSRs and a few read-only ones, CPUID behind the forced-emulation prefix
- * (ud2; .ascii "xen"; cpuid) with the PV CPUID policy (cpuid.c), XSETBV, wbinvd, clts, and
- * cli/sti on the upcall
+ * (ud2; .ascii "xen"; cpuid) with the PV CPUID policy (cpuid.c), and any CPUID where the
+ * hardware faults it (CPUID faulting: then also the guest's own faulting for its user mode, via
+ * MSR_MISC_FEATURES_ENABLES), XSETBV, wbinvd, clts, and cli/sti on the upcall
  * mask and port I/O to ports nobody has, both under the virtual IOPL (iopl_ok). Anything else
  * is the guest's #GP or #UD, bounced to it (rdmsr_safe
  * and friends rely on that). hlt too is #GP(0): Xen 4.17's PV emulator does not take it, so the
@@ -15,6 +16,7 @@
 #include "pv/mm/mm.h"
 #include "pv/vcpu/traps.h"
 #include "shim/config.h"
+#include "shim/cpu.h"
 #include "shim/x86.h"
 #include "shim/xstate.h"
 
@@ -22,6 +24,7 @@
 #define MSR_TSC_AUX 0xc0000103
 #define MSR_IA32_TSC 0x10
 #define MSR_PLATFORM_INFO 0xce
+#define MSR_MISC_FEATURES_ENABLES 0x140
 
 static uint64_t *gpr(struct cpu_regs *r, unsigned n)
 {
@@ -53,6 +56,12 @@ static bool read_msr(uint32_t msr, uint64_t *v)
     case MSR_TSC_AUX:
         *v = 0;
         return true;
+    case MSR_PLATFORM_INFO:             /* as Xen's PV policy: only whether CPUID faulting is offered */
+        *v = cpuid_faulting_on ? 1ull << 31 : 0;
+        return true;
+    case MSR_MISC_FEATURES_ENABLES:
+        *v = pv_current()->cpuid_faulting;
+        return true;
     default:
         return false;                   /* #GP, as Xen for MSRs outside its PV policy */
     }
@@ -75,6 +84,11 @@ static bool write_msr(uint32_t msr, uint64_t v)
         if (!is_canonical(v))
             return false;
         pv_current()->gs_base_user = v;
+        return true;
+    case MSR_MISC_FEATURES_ENABLES:     /* CPUID faulting, and only where offered */
+        if (v & ~(cpuid_faulting_on ? 1ull : 0))
+            return false;
+        pv_current()->cpuid_faulting = v & 1;
         return true;
     default:
         return false;
@@ -122,6 +136,24 @@ static bool port_io(struct cpu_regs *r, const uint8_t *b)
 }
 
 /*
+ * A CPUID the hardware faulted (cpuid_faulting_on): the PV policy, in any ring, with OSXSAVE as
+ * the guest's CR4 says (Xen tells a faulted CPUID from an emulated one this way); in user mode
+ * with the guest's own faulting on, the #GP is the guest's.
+ */
+static bool native_cpuid(struct cpu_regs *r)
+{
+    uint32_t a, b, c, d;
+
+    if (pv_current()->user_mode && pv_current()->cpuid_faulting)
+        return false;
+    pv_cpuid((uint32_t)r->rax, (uint32_t)r->rcx, &a, &b, &c, &d);
+    r->rax = a, r->rbx = b, r->rcx = c, r->rdx = d;
+    r->rip += 2;
+    pv_dom.nr_emulated++;
+    return true;
+}
+
+/*
  * XSETBV by the guest kernel, as Xen's emulator: #UD unless the guest's own CR4 has OSXSAVE (the
  * real one always has), then #GP for any register but XCR0 or a value Xen would refuse
  * (xstate_set_xcr0). The CPU's XCR0 is the vCPU's (xstate.h). false: the fault goes to the guest.
@@ -149,6 +181,11 @@ bool pv_emulate(struct cpu_regs *r)
         static const uint8_t fep[5] = { 0x0f, 0x0b, 'x', 'e', 'n' };
         if (memcmp(b, fep, sizeof(fep)) || b[5] != 0x0f || b[6] != 0xa2)
             return false;
+        if (pv_current()->user_mode && pv_current()->cpuid_faulting) {
+            r->vector = 13;             /* faulting on: user mode's CPUID is #GP(0), emulated or not */
+            r->error_code = 0;
+            return false;
+        }
         uint32_t a, bb, c, d;
         pv_cpuid_kernel((uint32_t)r->rax, (uint32_t)r->rcx, &a, &bb, &c, &d);
         r->rax = a, r->rbx = bb, r->rcx = c, r->rdx = d;
@@ -166,6 +203,8 @@ bool pv_emulate(struct cpu_regs *r)
     }
     if (port_io(r, b))
         return true;
+    if (b[0] == 0x0f && b[1] == 0xa2 && cpuid_faulting_on)
+        return native_cpuid(r);
     if (pv_current()->user_mode)
         return false;
     if ((b[0] & 0xf0) == 0x40) {

@@ -156,6 +156,29 @@ probe_insn_vmovdqu:
 	vmovdqu	(%rdi), %ymm0
 DONE vmovdqu
 
+/* bool probe_rdmsr(uint32_t msr, uint64_t *val) */
+PROBE rdmsr
+	mov	%edi, %ecx
+	.globl probe_insn_rdmsr
+probe_insn_rdmsr:
+	rdmsr
+	shl	$32, %rdx
+	mov	%eax, %eax
+	or	%rdx, %rax
+	mov	%rax, (%rsi)
+DONE rdmsr
+
+/* bool probe_wrmsr(uint32_t msr, uint64_t val) */
+PROBE wrmsr
+	mov	%edi, %ecx
+	mov	%rsi, %rax
+	mov	%rsi, %rdx
+	shr	$32, %rdx
+	.globl probe_insn_wrmsr
+probe_insn_wrmsr:
+	wrmsr
+DONE wrmsr
+
 /* bool probe_fnop(void): an x87 instruction (#NM while the vCPU's CR0.TS is set) */
 PROBE fnop
 	.globl probe_insn_fnop

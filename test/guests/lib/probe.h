@@ -41,6 +41,8 @@ bool probe_dr_write7(uint64_t val);
 bool probe_hlt(void);						/* hlt */
 bool probe_fnop(void);						/* fnop (x87) */
 bool probe_xsetbv(uint32_t reg, uint64_t val);			/* xsetbv */
+bool probe_rdmsr(uint32_t msr, uint64_t *val);			/* rdmsr */
+bool probe_wrmsr(uint32_t msr, uint64_t val);			/* wrmsr */
 bool probe_vmovdqu(const void *p);				/* vmovdqu (%rdi), %ymm0 */
 
 /* The faulting instruction of each probe, to check a fault's rip against. */
@@ -49,6 +51,6 @@ extern char probe_insn_read[], probe_insn_write[], probe_insn_write8[], probe_in
 	probe_insn_load_fs[], probe_insn_hlt[], probe_insn_fnop[], probe_insn_dr_read0[], probe_insn_dr_read4[],
 	probe_insn_dr_read5[], probe_insn_dr_read6[], probe_insn_dr_read7[], probe_insn_dr_write0[],
 	probe_insn_dr_write4[], probe_insn_dr_write6[], probe_insn_dr_write7[], probe_insn_xsetbv[],
-	probe_insn_vmovdqu[];
+	probe_insn_vmovdqu[], probe_insn_rdmsr[], probe_insn_wrmsr[];
 
 #endif

@@ -40,14 +40,18 @@ static const char *const vector_names[32] = {
 	"#SS", "#GP", "#PF", "?15", "#MF", "#AC", "#MC", "#XM", "#VE", "#CP",
 };
 
-/* probe.c's recovery; weak, so a test that never probes does not link it (NULL). */
+/* probe.c's and user.c's recoveries; weak, so a test that never probes or runs user code does
+ * not link them (NULL). */
 bool probe_recover(struct trap_frame *f) __attribute__((weak));
+bool user_recover(struct trap_frame *f) __attribute__((weak));
 
 void trap_entry(struct trap_frame *f)
 {
 	if (trap_hook && trap_hook(f))
 		return;
 	if (probe_recover && probe_recover(f))
+		return;
+	if (user_recover && user_recover(f))
 		return;
 	trap_fatal(f);
 }

@@ -30,7 +30,7 @@ const char test_title[] = "usermode: iret to user mode, syscall round trips, use
 
 /* user.S */
 extern char user_entry[], syscall_callback[], ud_handler[], int80_handler[], gp_handler[];
-void enter_user(unsigned long rip, unsigned long rsp);      /* returns when the user says exit */
+void user_enter(unsigned long rip, unsigned long rsp);      /* lib/user.S: returns when the user says exit */
 extern unsigned long sc_count, sc_last_rax, sc_last_rdi, sc_frame_cs, sc_frame_rip, sc_frame_rsp, sc_kernel_rsp;
 extern unsigned long ud_count, ud_frame_cs, ud_frame_rip, user_gs_seen, user_done, gs_magic;
 extern char user_syscall_ret[], user_ud_at[], user_int80_ret[], user_int90_at[];
@@ -76,7 +76,7 @@ void test_main(void)
 	rc = hypercall_set_trap_table(traps);
 	check(rc == 0, "set_trap_table for #UD, #GP, 0x80, 0x90: %ld %s", rc, errno_name(rc));
 
-	enter_user((unsigned long)user_entry, (unsigned long)user_stack + sizeof(user_stack));
+	user_enter((unsigned long)user_entry, (unsigned long)user_stack + sizeof(user_stack));
 
 	check(user_done == 1, "the user function ran to its exit call");
 	check(sc_count == 4, "four system calls reached the callback (%lu)", sc_count);

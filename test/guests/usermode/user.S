@@ -1,7 +1,6 @@
 /* user.S: the user-mode side of the usermode test and the kernel's entry points for it. */
 #include "xen-abi.h"
 
-#define NR_IRET 23
 #define SET_IOPL 6                  /* PHYSDEVOP_set_iopl (xen/physdev.h is C only; main.c checks) */
 
     .data
@@ -29,47 +28,10 @@ user_gs_seen: .quad 0
 user_inb: .quad 0
 iopl3: .long 3                      /* struct physdev_set_iopl */
 user_done: .quad 0
-saved_rsp: .quad 0
     .globl gs_magic
 gs_magic: .quad 0x5a5a5a5a
 
     .text
-/* The hypervisor's iret, by raw syscall: push rcx, r11, rax (Xen's iret_context) and trap. */
-do_iret:
-    pushq %rcx
-    pushq %r11
-    pushq %rax
-    movl $NR_IRET, %eax
-    syscall
-    ud2
-
-/* void enter_user(rip, rsp): iret to user mode; comes back here when the user calls exit (rax 60) */
-    .globl enter_user
-enter_user:
-    pushq %rbx
-    pushq %rbp
-    pushq %r12
-    pushq %r13
-    pushq %r14
-    pushq %r15
-    movq %rsp, saved_rsp(%rip)
-    pushq $FLAT_USER_SS             /* ss */
-    pushq %rsi                      /* rsp */
-    pushq $0x2                      /* rflags: events stay masked (no event callback here) */
-    pushq $FLAT_USER_CS             /* cs, RPL 3: user mode */
-    pushq %rdi                      /* rip */
-    pushq $0                        /* flags */
-    jmp do_iret
-back_in_kernel:
-    movq saved_rsp(%rip), %rsp
-    popq %r15
-    popq %r14
-    popq %r13
-    popq %r12
-    popq %rbp
-    popq %rbx
-    ret
-
 /* The syscall callback: [rcx, r11, rip, cs, rflags, rsp, ss] on the kernel stack. */
     .globl syscall_callback
 syscall_callback:
@@ -96,12 +58,12 @@ syscall_callback:
     popq %rsi
     popq %rdi
 3:  cmpq $60, %rax
-    je back_in_kernel               /* exit: leave user mode for good */
+    je user_return                 /* exit: leave user mode for good (lib/user.S) */
     addq $1000, %rax                /* the "result" */
     popq %rcx
     popq %r11
     pushq $VGCF_in_syscall
-    jmp do_iret
+    jmp user_iret
 
 /*
  * A kernel handler for a trap from user mode, on [rcx, r11, (error code), rip, cs, ...]: counts
@@ -123,7 +85,7 @@ syscall_callback:
     addq $8, %rsp
     .endif
     pushq $0
-    jmp do_iret
+    jmp user_iret
 .endm
 
 /* #UD: resume after the ud2. */
