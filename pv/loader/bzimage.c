@@ -44,6 +44,12 @@ int bzimage_probe(const uint8_t *img, size_t len, struct bzimage *bz, const char
         bz->format = BZ_LZ4;
     else if (bz->payload[0] == 0x5d && bz->payload[1] == 0x00)   /* lzma's usual properties, as Linux tells it */
         bz->format = BZ_LZMA;
+    else if (plen >= 9 && !memcmp(bz->payload, "\x89LZO\0\r\n\x1a\n", 9))
+        bz->format = BZ_LZO;
+    else if (!memcmp(bz->payload, "BZh", 3) && bz->payload[3] >= '1' && bz->payload[3] <= '9')
+        bz->format = BZ_BZIP2;
+    else if (!memcmp(bz->payload, "\x28\xb5\x2f\xfd", 4))
+        bz->format = BZ_ZSTD;
     else
         bz->format = BZ_OTHER;
     return 1;
@@ -51,10 +57,19 @@ int bzimage_probe(const uint8_t *img, size_t len, struct bzimage *bz, const char
 
 const char *bz_format_name(enum bz_format f)
 {
-    return f == BZ_GZIP ? "gzip" : f == BZ_XZ ? "xz" : f == BZ_LZMA ? "lzma" : f == BZ_LZ4 ? "lz4" : "?";
+    static const char *const names[] = { [BZ_GZIP] = "gzip", [BZ_XZ] = "xz", [BZ_LZMA] = "lzma", [BZ_LZ4] = "lz4",
+                                         [BZ_LZO] = "lzo", [BZ_BZIP2] = "bzip2", [BZ_ZSTD] = "zstd" };
+
+    return (unsigned)f < ARRAY_SIZE(names) && names[f] ? names[f] : "?";
 }
 
-int bzimage_decompress(const struct bzimage *bz, uint8_t *out, size_t out_cap, size_t *out_len, const char **why)
+size_t bzimage_work_size(const struct bzimage *bz)
+{
+    return bz->format == BZ_BZIP2 ? BUNZIP2_WORK_WORDS * sizeof(uint32_t) : 0;
+}
+
+int bzimage_decompress(const struct bzimage *bz, uint8_t *out, size_t out_cap, size_t *out_len, void *work,
+                       const char **why)
 {
     switch (bz->format) {
     case BZ_GZIP:
@@ -66,8 +81,14 @@ int bzimage_decompress(const struct bzimage *bz, uint8_t *out, size_t out_cap, s
         return unlzma(bz->payload, bz->payload_len - 4, out, out_cap, out_len, why);
     case BZ_LZ4:
         return unlz4(bz->payload, bz->payload_len, out, out_cap, out_len, why);  /* with its size */
+    case BZ_LZO:
+        return unlzo(bz->payload, bz->payload_len - 4, out, out_cap, out_len, why);
+    case BZ_BZIP2:
+        return bunzip2(bz->payload, bz->payload_len - 4, out, out_cap, out_len, work, BUNZIP2_WORK_WORDS, why);
+    case BZ_ZSTD:
+        return unzstd(bz->payload, bz->payload_len - 4, out, out_cap, out_len, why);
     default:
-        *why = "bzImage payload is neither gzip, xz, lzma nor lz4 (bzip2, lzo, zstd are not supported)";
+        *why = "bzImage payload in no format Linux builds (gzip, bzip2, lzma, xz, lzo, lz4, zstd)";
         return ERR(-XEN_EOPNOTSUPP);
     }
 }

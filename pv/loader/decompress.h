@@ -1,4 +1,5 @@
-/* decompress.h: the kernel-payload decompressors (gzip/deflate, xz/LZMA2, lz4), hosted and freestanding. */
+/* decompress.h: the kernel-payload decompressors (gzip/deflate, xz/LZMA2, lzma, lz4, lzo, bzip2,
+ * zstd), hosted and freestanding. */
 #ifndef PV_DECOMPRESS_H
 #define PV_DECOMPRESS_H
 
@@ -16,6 +17,23 @@ int unxz(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t 
 int unlzma(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t *out_len, const char **why);
 /* lz4: the legacy frame followed by the output's size as 4 bytes little-endian (a bzImage's) */
 int unlz4(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t *out_len, const char **why);
+
+/* lzo: one lzop stream (`lzop -9`, as CONFIG_KERNEL_LZO builds it), without the 4-byte size the
+ * kernel build appends; bytes after its end mark are ignored, as Linux's unlzo does */
+int unlzo(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t *out_len, const char **why);
+
+/* bzip2: one stream (`bzip2 -1` .. `-9`, as CONFIG_KERNEL_BZIP2 builds it), without the appended
+ * size; bytes after its end mark are ignored, as Linux's bunzip2 does. The inverse BWT needs
+ * work[0, work_words): 100000 words per level of the stream, BUNZIP2_WORK_WORDS for any (less is
+ * -XEN_ENOSPC); randomised blocks are -XEN_EOPNOTSUPP. Not reentrant (static Huffman tables). */
+#define BUNZIP2_WORK_WORDS 900000u
+int bunzip2(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t *out_len, uint32_t *work,
+            size_t work_words, const char **why);
+
+/* zstd: one or more frames (skippable ones skipped; CONFIG_KERNEL_ZSTD's `zstd -22 --ultra`),
+ * without the appended size; a frame that needs a dictionary is -XEN_EOPNOTSUPP. It may use
+ * out[*out_len, out_cap) as scratch (a block's literals). */
+int unzstd(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_cap, size_t *out_len, const char **why);
 
 /* lzma2.c: the LZMA2 stream in[0, in_len) (how much of it: *in_used) into out from out_start,
  * out_cap at most (*out_pos: the end); unxz's block decoder */

@@ -59,15 +59,17 @@ int pv_image_open(struct pv_kimage *k, uint64_t pa, uint64_t len, char *why, siz
         return ERR(-XEN_EINVAL);
     }
     uint64_t pages = ALIGN_UP(bz.out_len, PAGE_SIZE) >> PAGE_SHIFT;
-    if (pages + 1024 > guest_pool.free_frames) {
+    uint64_t work_pages = ALIGN_UP(bzimage_work_size(&bz), PAGE_SIZE) >> PAGE_SHIFT;
+    if (pages + work_pages + 1024 > guest_pool.free_frames) {
         snprintf_(why, why_size, "no room to decompress a %lu MiB kernel", bz.out_len >> 20);
         return ERR(-XEN_ENOMEM);
     }
-    uint8_t *out = tmp_buffer(k, pages);
+    /* the decoder's work area follows its output in the same buffer, and goes with it */
+    uint8_t *out = tmp_buffer(k, pages + work_pages);
     if (!out)
         return say(why, why_size, -XEN_ENOMEM, "cannot set up the decompression buffer");
     size_t n = 0;
-    if ((rc = bzimage_decompress(&bz, out, pages * PAGE_SIZE, &n, &msg))) {
+    if ((rc = bzimage_decompress(&bz, out, pages * PAGE_SIZE, &n, work_pages ? out + pages * PAGE_SIZE : NULL, &msg))) {
         snprintf_(why, why_size, "bzImage (%s): %s", bz_format_name(bz.format),
                   msg);
         return rc;

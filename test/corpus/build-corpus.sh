@@ -1,6 +1,8 @@
 #!/bin/sh
 # Build the real-guest corpus from Debian packages, into $PVSHIM_CACHE/corpus/:
 #   vmlinuz               Debian's Linux (linux-image-amd64's versioned package): a 64-bit PV guest
+#   vmlinuz-bzip2, -lzo, -zstd  the same bzImage with its payload recompressed as CONFIG_KERNEL_BZIP2,
+#                         _LZO and _ZSTD would have built it (repack-kernel.py): Debian builds only xz
 #   linux-initrd.cpio.gz  busybox initramfs whose /init (init.sh) runs self-checks (pvcheck.c):
 #                         CHECK xen|forkexec|tmpfs|anonmem|sleep|pinned|vcpus ok|FAIL <detail>,
 #                         then RESULT PASS|FAIL and poweroff -f. Kernel command line:
@@ -48,7 +50,7 @@ for a in "$@"; do
 done
 
 OUT=$PVSHIM_CACHE/corpus
-OUTPUTS="vmlinuz linux-initrd.cpio.gz pvgrub-linux.elf pvgrub32-smoke.elf cloud-initrd.cpio.gz
+OUTPUTS="vmlinuz vmlinuz-bzip2 vmlinuz-lzo vmlinuz-zstd linux-initrd.cpio.gz pvgrub-linux.elf pvgrub32-smoke.elf cloud-initrd.cpio.gz
  cloud-root.img.gz cloud-data.img.gz cloudio"
 TMPFS_MIB=4                          # size of the tmpfs check's file
 CLOUD_DATA_MIB=64                    # the cloud guest's disk check writes this much
@@ -80,6 +82,7 @@ key=$(
 			echo "== $f"; cat "$f"
 		done
 		echo "== common.sh"; cat ../lib/common.sh
+		echo "== packimage.py"; cat ../guests/lib/packimage.py
 		echo "== versions"; echo "$versions"
 	} | sha256sum | cut -c1-16
 )
@@ -109,6 +112,10 @@ for opt in XEN_PV XEN_PV_SMP HVC_XEN XEN_SYS_HYPERVISOR DEVTMPFS TMPFS RD_GZIP B
 	grep -qx "CONFIG_$opt=y" "$tmp/k/boot/config-$KVER" || die "$KPKG lacks CONFIG_$opt=y"
 done
 cp "$tmp/k/boot/vmlinuz-$KVER" "$tmp/vmlinuz"
+for f in bzip2 lzo zstd; do
+	say "repacking vmlinuz with a $f payload"
+	python3 "$HERE/repack-kernel.py" "$tmp/vmlinuz" $f "$tmp/vmlinuz-$f"
+done
 
 # ---- 2. pvcheck, the static check helper ----
 say "compiling pvcheck.c"

@@ -1,8 +1,9 @@
 /*
  * fuzz_image.c: libFuzzer target for the shim's kernel-image path, the code a hostile image reaches
- * first: bzImage header -> gzip/xz payload -> ELF64 + Xen notes. The input is also tried as a raw
- * gzip or xz stream and as an ELF, so every decoder is reached from any seed. Decoded output is
- * bounded at 4 MiB here (the shim bounds it by the image's own claim and PV_IMAGE_MAX_ELF).
+ * first: bzImage header -> compressed payload (gzip, bzip2, lzma, xz, lzo, lz4, zstd) -> ELF64 + Xen
+ * notes. The input is also tried as a raw stream of each format (by its magic) and as an ELF, so
+ * every decoder is reached from any seed. Decoded output is bounded at 4 MiB here (the shim bounds
+ * it by the image's own claim and PV_IMAGE_MAX_ELF).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,6 +16,27 @@
 #define OUT_CAP (4u << 20)
 
 static uint8_t out[OUT_CAP];
+static uint32_t work[BUNZIP2_WORK_WORDS];
+
+static int raw_bunzip2(const uint8_t *in, size_t in_len, uint8_t *o, size_t cap, size_t *n, const char **why)
+{
+    return bunzip2(in, in_len, o, cap, n, work, BUNZIP2_WORK_WORDS, why);
+}
+
+/* A raw stream of each format, by its magic. */
+static const struct {
+    const char *magic;
+    size_t len;
+    int (*fn)(const uint8_t *, size_t, uint8_t *, size_t, size_t *, const char **);
+} raw[] = {
+    { "\x1f\x8b", 2, gunzip },
+    { "\3757zXZ\0", 6, unxz },
+    { "\x89LZO\0\r\n\x1a\n", 9, unlzo },
+    { "BZh", 3, raw_bunzip2 },
+    { "\x28\xb5\x2f\xfd", 4, unzstd },
+    { "\x02\x21\x4c\x18", 4, unlz4 },
+    { "\x5d\0", 2, unlzma },
+};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -27,19 +49,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (bzimage_probe(data, size, &bz, &why) == 1) {
         size_t cap = bz.out_len < OUT_CAP ? (size_t)bz.out_len : OUT_CAP;
-        if (bzimage_decompress(&bz, out, cap, &n, &why) == 0)
+        if (bzimage_decompress(&bz, out, cap, &n, work, &why) == 0)
             pv_elf_parse(&elf, out, n);
         return 0;
     }
-    if (size >= 2 && data[0] == 0x1f && data[1] == 0x8b) {
-        if (gunzip(data, size, out, OUT_CAP, &n, &why) == 0)
-            pv_elf_parse(&elf, out, n);
-        return 0;
-    }
-    if (size >= 6 && !memcmp(data, "\3757zXZ\0", 6)) {
-        if (unxz(data, size, out, OUT_CAP, &n, &why) == 0)
-            pv_elf_parse(&elf, out, n);
-        return 0;
+    for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++) {
+        if (size >= raw[i].len && !memcmp(data, raw[i].magic, raw[i].len)) {
+            if (raw[i].fn(data, size, out, OUT_CAP, &n, &why) == 0)
+                pv_elf_parse(&elf, out, n);
+            return 0;
+        }
     }
     pv_elf_parse(&elf, data, size);
     return 0;

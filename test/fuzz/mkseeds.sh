@@ -1,6 +1,7 @@
 #!/bin/sh
 # mkseeds.sh OUT_DIR GUESTS_DIR: seed corpus for fuzz_image: the test guests' kernels (ELF), the
-# same gzip'ed and xz'ed (--x86, as Linux does), and bzImage wrappers around both payloads.
+# same gzip'ed and xz'ed (--x86, as Linux does), bzImage wrappers around both payloads, and hello's
+# kernel in the other formats Linux builds (raw and in a bzImage).
 set -eu
 out=$1 guests=$2
 mkdir -p "$out"
@@ -27,4 +28,11 @@ for k in "$guests"/*/kernel; do
 	bz "$out/$n.xzs" > "$out/$n.bz-xz"
 	xz --format=xz --check=crc32 -c "$k" > "$out/$n.xz"
 	rm -f "$out/$n.xzs"
+done
+# the other formats Linux builds, around one small kernel (each with the size a kernel build appends)
+k=$guests/hello/kernel
+for f in "bzip2 -9:bz2" "lzop -9:lzo" "zstd -19 -q:zst" "lz4 -l -9:lz4" "lzma -9:lzma"; do
+	cmd=${f%%:*} ext=${f##*:}
+	{ $cmd -c < "$k"; python3 -c "import os,struct,sys; sys.stdout.buffer.write(struct.pack('<I', os.path.getsize('$k')))"; } > "$out/hello.$ext"
+	bz "$out/hello.$ext" > "$out/hello.bz-$ext"
 done

@@ -7,22 +7,10 @@
 
 #include "pv/loader/bzimage.h"
 #include "pv/loader/decompress.h"
+#include "filter.h"
 #include "harness.h"
 #include "shim/xerrno.h"
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(n ? (size_t)n : 1);
-    *len = fread(b, 1, (size_t)n, f);
-    fclose(f);
-    return b;
-}
 
 /* Test data: text, zeros, pseudo-random bytes and x86-like call/jmp instructions. */
 static uint8_t *sample(size_t n, unsigned seed)
@@ -49,23 +37,6 @@ static uint8_t *sample(size_t n, unsigned seed)
 
 typedef int (*decomp_fn)(const uint8_t *, size_t, uint8_t *, size_t, size_t *, const char **);
 
-/* Compress `data` with `cmd` (a shell pipeline reading stdin), return the result. */
-static uint8_t *compress(const uint8_t *data, size_t n, const char *cmd, size_t *clen)
-{
-    char in[] = "/tmp/pvshim-ut-XXXXXX", line[512];
-    int fd = mkstemp(in);
-    FILE *f = fdopen(fd, "wb");
-    fwrite(data, 1, n, f);
-    fclose(f);
-    snprintf(line, sizeof(line), "%s < %s > %s.out", cmd, in, in);
-    int rc = system(line);
-    snprintf(line, sizeof(line), "%s.out", in);
-    uint8_t *c = rc == 0 ? slurp(line, clen) : NULL;
-    remove(line);
-    remove(in);
-    return c;
-}
-
 /* size_after: append the size as a kernel build does (lz4). cut_ok: a cut stream may decode, if
  * to exactly the data (.lzma: the decoder need not read the last byte of the coder's flush). */
 static void roundtrip_opt(const char *cmd, decomp_fn fn, size_t n, unsigned seed, bool exhaustive, bool size_after,
@@ -74,7 +45,7 @@ static void roundtrip_opt(const char *cmd, decomp_fn fn, size_t n, unsigned seed
     uint8_t *data = sample(n, seed), *out = malloc(n + 64);
     size_t clen = 0, olen = 0;
     const char *why = NULL;
-    uint8_t *c = compress(data, n, cmd, &clen);
+    uint8_t *c = ut_filter(data, n, cmd, &clen);
 
     if (c && size_after) {              /* the kernel build's size_append: 4 bytes, little-endian */
         c = realloc(c, clen + 4);
