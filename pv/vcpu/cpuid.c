@@ -95,6 +95,7 @@ void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c
             *b &= ~(L7B_NEEDS_YMM & ~(ymm ? 1u << 5 : 0));
             *c &= ~(L7C_NEEDS_YMM & ~(ymm ? (1u << 9) | (1u << 10) : 0));
             *d &= ~L7D_AVX512;
+            *d &= ~(1u << 30);          /* CORE_CAPABILITIES: its MSR is not offered (specmsr.c) */
         } else {
             *a = *b = *c = *d = 0;
         }

@@ -62,8 +62,9 @@ static bool read_msr(uint32_t msr, uint64_t *v)
     case MSR_MISC_FEATURES_ENABLES:
         *v = pv_current()->cpuid_faulting;
         return true;
-    default:
-        return false;                   /* #GP, as Xen for MSRs outside its PV policy */
+    default:                            /* speculation controls as CPUID says, else #GP, as Xen
+                                         * for MSRs outside its PV policy */
+        return pv_spec_msr_read(msr, v);
     }
 }
 
@@ -91,7 +92,7 @@ static bool write_msr(uint32_t msr, uint64_t v)
         pv_current()->cpuid_faulting = v & 1;
         return true;
     default:
-        return false;
+        return pv_spec_msr_write(msr, v);
     }
 }
 

@@ -36,6 +36,9 @@ bool pv_debug_in_shim(void);                        /* a #DB in the shim was the
  * #UD for an instruction), -EPERM or -EINVAL (a value refused: #GP) */
 long pv_set_debugreg(unsigned reg, uint64_t value);
 long pv_get_debugreg(unsigned reg, uint64_t *val);
+/* specmsr.c: the speculation-control MSRs, as the CPUID policy offers them (false: #GP) */
+bool pv_spec_msr_read(uint32_t msr, uint64_t *v);
+bool pv_spec_msr_write(uint32_t msr, uint64_t v);
 uint64_t pv_guest_cr4(void);                        /* cpuid.c: CR4 as the guest sees it */
 
 /* nmi.c: virtual NMIs */
