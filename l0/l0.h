@@ -44,9 +44,11 @@ struct l0_ops {
     /* The guest's grant table at L0 (NULL: none, the shim keeps the table itself). query_size
      * for dom as the guest gave it (DOMID_SELF: our domain at L0): L0's frames in use and its
      * maximum, and L0's GNTST_* status; grant_frame puts L0's grant-table frame idx at our gfn
-     * (the frame there goes back to L0). */
+     * (the frame there goes back to L0; status: v2's status frame idx instead); set_version asks
+     * L0 for table version *version (1 or 2) and says the one in force. */
     int (*grant_query_size)(uint16_t dom, uint32_t *nr_frames, uint32_t *max_frames, int16_t *status);
-    int (*grant_frame)(unsigned idx, uint64_t gfn);
+    int (*grant_frame)(unsigned idx, uint64_t gfn, bool status);
+    int (*grant_set_version)(uint32_t *version);
 
     /* The L0's xenstore ring for the guest: its frame and L0 port (NULL or an error: none). */
     int (*store_ring)(uint64_t move_to, uint64_t *pfn, uint32_t *port);   /* moved to that gfn if not 0 */

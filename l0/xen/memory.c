@@ -74,14 +74,27 @@ int xen_grant_query_size(uint16_t dom, uint32_t *nr_frames, uint32_t *max_frames
     return 0;
 }
 
-/* L0's grant-table frame idx at our gfn: the stock shim's way to hand the guest its frames. */
-int xen_grant_frame(unsigned idx, uint64_t gfn)
+/* L0's grant-table frame idx (or v2 status frame idx) at our gfn: the stock shim's way to hand
+ * the guest its frames. */
+int xen_grant_frame(unsigned idx, uint64_t gfn, bool status)
 {
-    struct xen_add_to_physmap xatp = { .domid = DOMID_SELF, .space = XENMAPSPACE_grant_table, .idx = idx,
-                                       .gpfn = gfn };
+    struct xen_add_to_physmap xatp = { .domid = DOMID_SELF, .space = XENMAPSPACE_grant_table,
+                                       .idx = idx | (status ? XENMAPIDX_grant_table_status : 0), .gpfn = gfn };
     long rc = HYPERVISOR_memory_op(XENMEM_add_to_physmap, &xatp);
 
     return rc ? ERR((int)rc) : 0;
+}
+
+/* The table's version at L0, which owns it (it refuses a change while grants are in use). */
+int xen_grant_set_version(uint32_t *version)
+{
+    struct gnttab_set_version v = { .version = *version };
+    long rc = HYPERVISOR_grant_table_op(GNTTABOP_set_version, &v, 1);
+
+    if (rc)
+        return ERR((int)rc, "GNTTABOP_set_version at L0");
+    *version = v.version;
+    return 0;
 }
 
 unsigned xen_release_frames(const uint64_t *gfns, unsigned n)

@@ -269,6 +269,7 @@ const struct l0_ops l0_xen = {
     .wallclock_base = xen_wallclock_base,
     .grant_query_size = xen_grant_query_size,
     .grant_frame = xen_grant_frame,
+    .grant_set_version = xen_grant_set_version,
     .store_ring = xen_store_ring,
     .store_ring_home = xen_store_ring_home,
     .release_frames = xen_release_frames,

@@ -45,7 +45,8 @@ void xen_runstate_forget(struct cpu *c);
 int xen_store_ring(uint64_t move_to, uint64_t *pfn, uint32_t *port);
 int xen_store_ring_home(uint64_t from);
 int xen_grant_query_size(uint16_t dom, uint32_t *nr_frames, uint32_t *max_frames, int16_t *status);
-int xen_grant_frame(unsigned idx, uint64_t gfn);
+int xen_grant_frame(unsigned idx, uint64_t gfn, bool status);
+int xen_grant_set_version(uint32_t *version);
 unsigned xen_release_frames(const uint64_t *gfns, unsigned n);
 unsigned xen_populate_frames(const uint64_t *gfns, unsigned n);
 

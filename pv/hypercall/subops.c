@@ -36,9 +36,9 @@ static const struct hc_subop grant_table_op[] = {
     NO(GNTTABOP_transfer, -XEN_EOPNOTSUPP, "as the stock shim: page transfer is gone"),
     NO(GNTTABOP_copy, -XEN_EOPNOTSUPP, "as the stock shim: the backend copies"),
     NO(GNTTABOP_unmap_and_replace, -XEN_EOPNOTSUPP, "as the stock shim"),
-    NO(GNTTABOP_set_version, -XEN_EOPNOTSUPP, "as the stock shim: version 1 only"),
-    NO(GNTTABOP_get_status_frames, -XEN_EOPNOTSUPP, "as the stock shim: version 1 has none"),
-    NO(GNTTABOP_get_version, -XEN_EOPNOTSUPP, "as the stock shim"),
+    DO(GNTTABOP_set_version, FORWARDED),       /* to L0, whose table it is (ours standalone) */
+    DO(GNTTABOP_get_status_frames, HANDLED),    /* L0's status frames at the guest's pfns (ours standalone) */
+    DO(GNTTABOP_get_version, HANDLED),
     NO(GNTTABOP_swap_grant_ref, -XEN_EOPNOTSUPP, "as the stock shim"),
     NO(GNTTABOP_cache_flush, -XEN_EOPNOTSUPP, "as the stock shim"),
 };

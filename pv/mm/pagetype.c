@@ -58,6 +58,18 @@ void pt_fix_writable(uint64_t mfn)
         pv_mm.info[mfn] = PGI_FIXED | ((uint32_t)PGT_WRITABLE << PGI_TYPE_SHIFT) | 1;
 }
 
+void pt_fix_readonly(uint64_t mfn)
+{
+    if (mfn < pv_mm.nr)
+        pv_mm.info[mfn] = PGI_FIXED | ((uint32_t)PGT_NONE << PGI_TYPE_SHIFT) | 1;
+}
+
+/* A fixed shim page that must not be mapped writable (grant status frames). */
+static bool fixed_readonly(uint64_t mfn)
+{
+    return mfn < pv_mm.nr && (pv_mm.info[mfn] & PGI_FIXED) && pgi_type(pv_mm.info[mfn]) == PGT_NONE;
+}
+
 static bool tracked_guest(uint64_t mfn)
 {
     return mfn < pv_mm.nr && pv_mfn_is_guest(mfn) && !(pv_mm.info[mfn] & PGI_FIXED);
@@ -144,7 +156,7 @@ bool pt_l4_slot_reserved(unsigned slot)
 int pt_get_type(uint64_t mfn, unsigned t)
 {
     if (pv_mfn_is_special(mfn) || (mfn < pv_mm.nr && (pv_mm.info[mfn] & PGI_FIXED)))
-        return t == PGT_WRITABLE ? 0 : ERR(-XEN_EINVAL);
+        return t == PGT_WRITABLE && !fixed_readonly(mfn) ? 0 : ERR(-XEN_EINVAL);
     if (!tracked_guest(mfn))
         return ERR(-XEN_EINVAL);
 
@@ -213,7 +225,7 @@ static int get_l1e(uint64_t e)
     if (e & ~L1_ALLOWED)
         return ERR(-XEN_EINVAL);
     if (pv_mfn_is_special(mfn))
-        return 0;
+        return (e & E_RW) && fixed_readonly(mfn) ? ERR(-XEN_EPERM) : 0;
     if (!tracked_guest(mfn))            /* Xen: RAM it does not own -EBUSY, anything else (I/O) -EPERM */
         return ERR(mfn < pv_mm.nr ? -XEN_EBUSY : -XEN_EPERM);
     if ((e & E_RW) && pt_get_type(mfn, PGT_WRITABLE))

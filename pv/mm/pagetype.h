@@ -32,7 +32,8 @@ enum pgt {
 #define PGI_VALIDATED   (1u << 28)      /* a table whose entries hold their references */
 #define PGI_PINNED      (1u << 29)
 #define PGI_STALE       (1u << 30)      /* lost its last reference since the last full flush */
-#define PGI_FIXED       (1u << 31)      /* a shim page shared with the guest: WRITABLE forever */
+#define PGI_FIXED       (1u << 31)      /* a shim page shared with the guest: WRITABLE forever, or
+                                         * NONE (pt_fix_readonly: never mapped writable) */
 
 #define PT_ENTRIES 512
 #define PTE_ADDR_MASK 0x000ffffffffff000ull
@@ -52,6 +53,7 @@ static inline uint32_t pgi_count(uint32_t i) { return i & PGI_COUNT_MASK; }
 void pt_init(uint32_t *info, uint64_t nr, bool strip_global);
 /* A shim page the guest may map (shared_info, rings): writable type for ever, never a table. */
 void pt_fix_writable(uint64_t mfn);
+void pt_fix_readonly(uint64_t mfn);      /* a shim page the guest may map, but only read-only */
 
 /* Take / drop one reference of type t (PGT_*) on a frame. Taking a table type the frame does not
  * have validates it. Errors: -XEN_EINVAL wrong type, invalid table, or not the guest's frame. */
