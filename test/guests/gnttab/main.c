@@ -14,9 +14,9 @@
  * out frames of its own.
  *
  * Checks (the answers are the stock shim's, pv/shim.c pv_shim_grant_table_op: every op wants
- * count 1, else -EINVAL; only query_size and setup_table exist, every other op is -EOPNOTSUPP,
- * set_version included; a frame count over the maximum is -EINVAL; setup_table does not look at
- * dom):
+ * count 1, else -EINVAL; only query_size and setup_table exist, every other op is -EOPNOTSUPP
+ * (ours also has version 2's three ops: test/guests/gnttab-v2); a frame count over the maximum
+ * is -EINVAL; setup_table does not look at dom):
  *  1. query_size(DOMID_SELF): okay, 1 <= nr_frames <= max_nr_frames; count 0 and 2: -EINVAL;
  *     a domain that does not exist: status GNTST_bad_domain (L0's answer on Xen);
  *  2. setup_table(1 frame): okay, a frame; again with 2 frames: the same first frame and a
