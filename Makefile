@@ -8,12 +8,13 @@
 #                 shim for HCFUZZ_SEEDS seeds (default 10; HCFUZZ_CALLS, HCFUZZ_SEED0);
 #                 FUZZ_TARGETS=image|insn|mmu|hcfuzz picks; test/fuzz/Makefile
 #   make install  the shim under the Xen boot directory and xl-shim on PATH (DESTDIR, PREFIX)
+#   make deb      build/pvshim_<version>_amd64.deb with Debian's tools (debian/), checked by lintian
 export TOP := $(CURDIR)
 export O := $(TOP)/build
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps shim guests tools corpus run test unit fuzz install clean
+.PHONY: all deps shim guests tools corpus run test unit fuzz install deb clean
 all: shim guests tools
 
 deps:
@@ -33,6 +34,16 @@ fuzz: deps
 
 install: all
 	@$(MAKE) --no-print-directory -C tools/xl-shim install PREFIX=$(PREFIX)
+
+# A copy of the tree without build/ and .git (dpkg-buildpackage writes its output beside the
+# source), built there; the .deb comes back to build/, then lintian must find no error.
+deb: deps
+	@rm -rf $(O)/deb-src && mkdir -p $(O)/deb-src/pvshim
+	@tar --exclude=./build --exclude=./.git -cf - . | tar -xf - -C $(O)/deb-src/pvshim
+	cd $(O)/deb-src/pvshim && dpkg-buildpackage -b -us -uc --no-sign
+	@mv $(O)/deb-src/pvshim_*.deb $(O)/ && rm -rf $(O)/deb-src
+	lintian --fail-on error $(O)/pvshim_*_amd64.deb
+	@ls -l $(O)/pvshim_*_amd64.deb
 
 corpus: deps
 	@./test/corpus/build-corpus.sh
