@@ -59,6 +59,7 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
  * is loaded */
 bool rdmsr_safe(uint32_t msr, uint64_t *val);
 bool wrmsr_safe(uint32_t msr, uint64_t val);
+bool xsetbv_safe(uint32_t reg, uint64_t val);
 
 static inline void cpuid_count(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
 {

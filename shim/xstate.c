@@ -71,6 +71,7 @@ int xstate_set_xcr0(uint64_t v)
     if (v & ~xstate.offered)
         return ERR(-XEN_EINVAL, "XCR0 with components not offered");
     ASSERT(read_cr4() & CR4_OSXSAVE);
-    xsetbv(0, v);
-    return 0;
+    /* a value the checks above let through cannot fault; if the CPU (or L0) thinks otherwise,
+     * that is the guest's #GP, not the shim's end */
+    return xsetbv_safe(0, v) ? 0 : ERR(-XEN_EINVAL, "XCR0 refused by the CPU");
 }

@@ -31,7 +31,8 @@ void xstate_init(int enable);
  * Xen starts a vCPU. Xen keeps CR4.OSXSAVE set under every PV guest, whatever the guest's own
  * view of CR4 says, and so does the shim. */
 void xstate_cpu_init(void);
-/* XSETBV of XCR0 for the guest: 0, or -XEN_EINVAL when Xen's rules refuse the value (its #GP). */
+/* XSETBV of XCR0 for the guest: 0, or -XEN_EINVAL when Xen's rules (or the CPU) refuse the
+ * value (its #GP). */
 int xstate_set_xcr0(uint64_t v);
 
 #endif
