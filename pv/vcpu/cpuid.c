@@ -103,6 +103,12 @@ void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c
     case 0xd:
         cpuid_xstate(sub, a, b, c, d);
         break;
+    case 0x80000008:
+        /* VIRT_SSBD: not offered (specmsr.c), as the stock shim does not: the Xen 4.17 L0 here
+         * takes a write of VIRT_SPEC_CTRL.SSBD from its HVM guest to amd_set_legacy_ssbd and
+         * dies there (BUG at arch/x86/cpu/amd.c:814), so a guest could bring its host down */
+        *b &= ~(1u << 25);
+        break;
     case 0x80000001:
         *c &= ~((1u << 2) | (1u << 3)); /* SVM, ExtApicSpace */
         /* 1 GiB pages; RDTSCP: TSC_AUX is not the guest's to set here, and an L0 that emulates

@@ -1,6 +1,7 @@
 /*
  * specmsr.c: the speculation-control MSRs of a PV guest (SPEC_CTRL, PRED_CMD, FLUSH_CMD,
- * ARCH_CAPABILITIES, AMD's VIRT_SPEC_CTRL), there exactly when its CPUID policy names the
+ * ARCH_CAPABILITIES; AMD's VIRT_SPEC_CTRL only if VIRT_SSBD shows, which cpuid.c hides: L0's
+ * handling of it can bring the host down), there exactly when its CPUID policy names the
  * feature behind them, with Xen's checks on the values (msr.c's guest_rdmsr/guest_wrmsr and
  * msr_spec_ctrl_valid_bits). A policy that shows a mitigation whose MSR then faults lets Linux
  * report a protection it does not have ("Speculative Store Bypass disabled via prctl" whose
