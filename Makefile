@@ -37,11 +37,12 @@ install: all
 
 # A copy of the tree without build/ and .git (dpkg-buildpackage writes its output beside the
 # source), built there; the .deb comes back to build/, then lintian must find no error.
+# Each build in a directory of its own, so two at once (suite lines) never share one.
 deb: deps
-	@rm -rf $(O)/deb-src && mkdir -p $(O)/deb-src/pvshim
-	@tar --exclude=./build --exclude=./.git -cf - . | tar -xf - -C $(O)/deb-src/pvshim
-	cd $(O)/deb-src/pvshim && dpkg-buildpackage -b -us -uc --no-sign
-	@mv $(O)/deb-src/pvshim_*.deb $(O)/ && rm -rf $(O)/deb-src
+	@mkdir -p $(O) && d=$$(mktemp -d $(O)/deb-src.XXXXXX) && mkdir $$d/pvshim && \
+	tar --exclude=./build --exclude=./.git -cf - . | tar -xf - -C $$d/pvshim && \
+	(cd $$d/pvshim && dpkg-buildpackage -b -us -uc --no-sign) && \
+	mv $$d/pvshim_*_amd64.deb $(O)/ && rm -rf $$d || { rm -rf $$d; exit 1; }
 	lintian --fail-on error $(O)/pvshim_*_amd64.deb
 	@ls -l $(O)/pvshim_*_amd64.deb
 
