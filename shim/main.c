@@ -1,6 +1,7 @@
 /* main.c: the boot sequence of the BSP, from head.S's 64-bit entry to the idle loop or self-test. */
 #include "l0/l0.h"
 #include "pv/domain/domain.h"
+#include "pv/events/events.h"
 #include "pv/loader/loader.h"
 #include "pv/vcpu/vcpu.h"
 #include "shim/acpi.h"
@@ -152,6 +153,7 @@ void start_shim(unsigned kind, uint32_t info_pa)
     xstate_init(opts.xsave);
     cpu_cpuid_faulting_init(opts.cpuid_faulting);
     pv_test_drop_kicks = opts.test_drop_kicks;
+    pv_fifo_offered = opts.evtchn_fifo != 0;
     if ((rc = paging_init()))
         panic("cannot build the page tables: %d", rc);
     if ((rc = cpu_alloc_tables(&bsp_cpu)))

@@ -5,6 +5,7 @@
  * its ports are pending and unmasked, and are its timers queued.
  */
 #include "pv/domain/domain.h"
+#include "pv/events/events.h"
 #include "shim/console.h"
 #include "shim/time.h"
 
@@ -37,10 +38,10 @@ void pv_vcpu_report(void)
     /* the pending ports that notify this vCPU: what each is, and whether it is masked */
     for (unsigned port = 1; port < EV_NR_PORTS; port++) {
         const struct ev_port *e = ev_get(&pv_dom.ev, port);
-        if (!e || e->vcpu != v->id || !ev_2l_is_pending(s, port))
+        if (!e || e->vcpu != v->id || !pv_port_is_pending(port))
             continue;
-        printk(LOG_WARN, "  port %u pending%s: %s %u\n", port,
-               s->evtchn_mask[port / 64] >> (port % 64) & 1 ? ", masked" : "", port_kind[e->state & 7],
+        printk(LOG_WARN, "  port %u pending%s: %s %u\n", port, pv_port_is_masked(port) ? ", masked" : "",
+               port_kind[e->state & 7],
                e->state == EV_VIRQ ? e->virq : e->state == EV_INTERDOMAIN ? e->remote_port : 0);
     }
 }

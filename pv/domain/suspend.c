@@ -125,6 +125,7 @@ static void reset_guest(start_info_t *si)
      * pending. The guest unmasks what it binds again; one it keeps masked (Linux's spinlock
      * kicker, which it only polls) must not inherit an old port's clear mask: 2 vCPUs of Linux
      * hit BUG() in its dummy handler at the first kick after a restore. */
+    pv_fifo_stop();                     /* a new domain starts on the 2-level ABI (Linux sets FIFO up again) */
     memset(pv_dom.shared->evtchn_pending, 0, sizeof(pv_dom.shared->evtchn_pending));
     memset(pv_dom.shared->evtchn_mask, 0xff, sizeof(pv_dom.shared->evtchn_mask));
     for (unsigned i = 0; i < pv_dom.nr_vcpus; i++) {

@@ -14,6 +14,21 @@ void pv_evtchn_raise(unsigned port);    /* a port fires (any context) */
 void pv_virq_raise(struct pv_vcpu *v, unsigned virq);
 bool pv_events_pending(const struct pv_vcpu *v);   /* upcall pending (the guest's mask aside) */
 
+/* ports.c: a port's state under the guest's ABI, 2-level or FIFO. set_pending and unmask: true
+ * when v's upcall went pending (the caller kicks v if it is another CPU's). */
+bool pv_port_set_pending(unsigned port, struct pv_vcpu *v);
+bool pv_port_unmask(unsigned port, struct pv_vcpu *v);
+bool pv_port_is_pending(unsigned port);
+bool pv_port_is_masked(unsigned port);
+void pv_port_quiet(unsigned port);      /* masked and not pending: a closed port */
+extern bool pv_fifo_offered;            /* evtchn-fifo=on|off */
+struct evtchn_init_control;
+int pv_fifo_init_control(struct evtchn_init_control *ic);
+int pv_fifo_expand_array(uint64_t gfn);
+int pv_fifo_set_priority(unsigned port, unsigned prio);
+void pv_fifo_stop(void);                /* back to 2-level (EVTCHNOP_reset, a restored domain) */
+bool pv_fifo_active(void);
+
 int pv_evtchn_hold_number(uint32_t *at);    /* hypercall/evtchn.c: a new local port's number (0: any) */
 /* upcall.c: the guest's port follows an L0 port (its events arrive on the guest's port) */
 int pv_evtchn_route_l0(unsigned port, uint32_t l0_port);

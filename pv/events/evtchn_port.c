@@ -34,7 +34,7 @@ int ev_alloc(struct ev_table *t, enum ev_state state, unsigned at)
         return ERR(-XEN_ENOSPC, "p >= EV_NR_PORTS");
     if (t->port[p].state != EV_FREE)
         return ERR(-XEN_EBUSY, "t->port[p].state != EV_FREE");
-    t->port[p] = (struct ev_port){ .state = (uint8_t)state };
+    t->port[p] = (struct ev_port){ .state = (uint8_t)state, .priority = EVTCHN_FIFO_PRIORITY_DEFAULT };
     return (int)p;
 }
 

@@ -27,6 +27,7 @@ struct ev_port {
     uint32_t remote_port;               /* EV_INTERDOMAIN */
     uint32_t l0_port;                   /* forwarded to this L0 port (0: a local port) */
     uint8_t held;                       /* a local port whose number we hold at L0 (hypercall/evtchn.c) */
+    uint8_t priority;                   /* FIFO queue (evtchn_fifo.c): the default at each bind */
 };
 
 struct ev_table {

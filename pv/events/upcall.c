@@ -36,8 +36,6 @@ void pv_upcall_check(struct cpu_regs *r)
     if (!READ_ONCE(vi->evtchn_upcall_pending) || READ_ONCE(vi->evtchn_upcall_mask))
         return;
     pv_time_update();                   /* a timer event: the guest reads the clock next */
-    pr_debug("upcall: pending %#lx mask %#lx at %#lx\n", (unsigned long)pv_dom.shared->evtchn_pending[0],
-             (unsigned long)pv_dom.shared->evtchn_mask[0], r->rip);
     pv_bounce(r, v->event_callback, true, -1);
     pv_dom.nr_upcalls++;
 }
@@ -54,7 +52,7 @@ void pv_evtchn_raise(unsigned port)
     if (!e)
         return;
     struct pv_vcpu *v = &pv_dom.vcpu[e->vcpu];
-    bool upcall = ev_2l_set_pending(pv_dom.shared, v->vi, port);
+    bool upcall = pv_port_set_pending(port, v);
     /* The vCPU's own CPU sees the flag on its way back to the guest. Another CPU needs a kick if
      * this made an upcall pending, or if its vCPU waits in block or poll (poll also ends on a
      * masked port); the set_pending above is a locked operation, ordered before this read. */

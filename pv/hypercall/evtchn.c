@@ -96,8 +96,7 @@ static long close_port(unsigned port)
     if (rc == 0) {
         /* masked and not pending: a port bound later under this number starts quiet (the stock
          * shim masks on close too; the guest unmasks after binding, as Linux does) */
-        ev_2l_mask(pv_dom.shared, port);
-        ev_2l_clear_pending(pv_dom.shared, port);
+        pv_port_quiet(port);
         if (was.l0_port)
             l0_port_unbind(was.l0_port);
     }
@@ -200,6 +199,7 @@ static long reset(void)
         if (e && e->special == EV_NONE)
             close_port(p);              /* the console and store ports stay: nobody could rebind them */
     }
+    pv_fifo_stop();                     /* as Xen: a reset domain is back on the 2-level ABI */
     return 0;
 }
 
@@ -283,9 +283,23 @@ long hc_event_channel_op(struct cpu_regs *regs, uint64_t cmd, uint64_t arg, uint
             return ERR(-XEN_EINVAL, "u.port >= EV_NR_PORTS");
         /* a free port is unmasked too (Xen checks only the range); its notify vCPU is 0 */
         struct pv_vcpu *v = &pv_dom.vcpu[e ? e->vcpu : 0];
-        if (ev_2l_unmask(pv_dom.shared, v->vi, u.port))
+        if (pv_port_unmask(u.port, v))
             pv_vcpu_kick(v);            /* another vCPU's; ours takes it on the way back */
         return 0;
+    }
+    case EVTCHNOP_init_control: {
+        ARG(struct evtchn_init_control, ic);
+        if ((rc = pv_fifo_init_control(&ic)))
+            return rc;
+        return PUT(ic);                 /* link_bits */
+    }
+    case EVTCHNOP_expand_array: {
+        ARG(struct evtchn_expand_array, e);
+        return pv_fifo_expand_array(e.array_gfn);
+    }
+    case EVTCHNOP_set_priority: {
+        ARG(struct evtchn_set_priority, sp);
+        return pv_fifo_set_priority(sp.port, sp.priority);
     }
     case EVTCHNOP_reset: {
         ARG(struct evtchn_reset, r);

@@ -104,7 +104,7 @@ static bool poll_done(struct pv_vcpu *v, const void *arg)
     bool upcall = pv_events_pending(v);
 
     for (unsigned i = 0; i < p->n; i++)
-        if (ev_2l_is_pending(pv_dom.shared, p->ports[i]))
+        if (pv_port_is_pending(p->ports[i]))
             return true;
     if (upcall && (!READ_ONCE(v->vi->evtchn_upcall_mask) || !p->upcall_was_pending))
         return true;

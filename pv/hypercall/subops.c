@@ -55,9 +55,9 @@ static const struct hc_subop event_channel_op[] = {
     DO(EVTCHNOP_unmask, HANDLED),
     DO(EVTCHNOP_reset, HANDLED),
     NO(EVTCHNOP_bind_pirq, -XEN_EOPNOTSUPP, "a domU has no PIRQs"),
-    NO(EVTCHNOP_init_control, -XEN_EOPNOTSUPP, "the 2-level ABI only (Linux falls back to it)"),
-    NO(EVTCHNOP_expand_array, -XEN_EOPNOTSUPP, "the 2-level ABI only"),
-    NO(EVTCHNOP_set_priority, -XEN_EOPNOTSUPP, "the 2-level ABI only"),
+    DO(EVTCHNOP_init_control, HANDLED),         /* FIFO (events/ports.c); -EOPNOTSUPP with evtchn-fifo=off */
+    DO(EVTCHNOP_expand_array, HANDLED),
+    DO(EVTCHNOP_set_priority, HANDLED),
 };
 
 static const struct hc_subop vcpu_op[] = {

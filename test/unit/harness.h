@@ -37,6 +37,7 @@ void test_pagetype(void);
 void test_segdesc(void);
 void test_insn(void);
 void test_evtchn(void);
+void test_evtchn_fifo(void);
 void test_xenstore(void);
 void test_subops(void);
 

@@ -38,6 +38,7 @@ int main(void)
         { "segdesc", test_segdesc },
         { "insn", test_insn },
         { "evtchn", test_evtchn },
+        { "evtchn-fifo", test_evtchn_fifo },
         { "xenstore", test_xenstore },
         { "subops", test_subops },
     };

@@ -908,7 +908,7 @@ static uint64_t evtchn_arg(unsigned cmd)
 		return chance(80) ? place(&r, sizeof(r), P_GEN) : bad_ptr();
 	}
 	case EVTCHNOP_init_control: {
-		/* the FIFO ABI would leave our 2-level bitmaps behind: only frames that are not ours */
+		/* FIFO would leave our 2-level event handling behind: only frames that are not ours */
 		struct evtchn_init_control i = {
 			.control_gfn = garbage_mfn(), .offset = (uint32_t)rval(), .vcpu = rcount(4),
 		};

@@ -28,7 +28,7 @@
  *  - update_va_mapping only on four pages of our own that each batch puts back;
  *  - decrease_reservation and exchange give back only spare frames; EVTCHNOP_close, bind_vcpu
  *    and reset never touch our console, store or IPI ports; EVTCHNOP_init_control never gets
- *    a frame of ours (FIFO would leave our 2-level bitmaps behind).
+ *    a frame of ours (FIFO would leave the fuzzer's own 2-level event handling behind).
  *
  * After each batch (batch=, default 64 calls) the guest puts its state back and checks it: a
  * guard region holds the pattern it was filled with, the live page tables match a snapshot
@@ -490,8 +490,13 @@ static void check_rules(const struct call *c, long rc)
 	}
 	case __HYPERVISOR_event_channel_op: {
 		uint32_t cmd = (uint32_t)c->a[0];
-		if ((cmd == EVTCHNOP_bind_pirq || cmd > EVTCHNOP_reset) && rc != -XEN_EOPNOTSUPP)
-			rule = "event_channel_op for PIRQs, the FIFO ABI or an unknown command is -EOPNOTSUPP";
+		if ((cmd == EVTCHNOP_bind_pirq || cmd == EVTCHNOP_expand_array || cmd > EVTCHNOP_set_priority) &&
+		    rc != -XEN_EOPNOTSUPP)
+			rule = "event_channel_op for PIRQs, expand_array before FIFO or an unknown command is -EOPNOTSUPP";
+		else if (cmd == EVTCHNOP_init_control && rc >= 0)
+			rule = "init_control with a frame that is not the guest's fails";
+		else if (cmd == EVTCHNOP_set_priority && rc != -XEN_ENOSYS && rc != -XEN_EOPNOTSUPP)
+			rule = "set_priority without FIFO is -ENOSYS (Xen's 2-level) or -EOPNOTSUPP (no FIFO at all)";
 		break;
 	}
 	case __HYPERVISOR_set_segment_base: {
