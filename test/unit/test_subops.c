@@ -40,7 +40,7 @@ void test_subops(void)
     CHECK(hc_subop_find(&hc_subops_grant_table_op, GNTTABOP_query_size)->kind == FORWARDED);
     /* -EOPNOTSUPP, never -ENOSYS: Linux would retry through event_channel_op_compat */
     CHECK_EQ(hc_subop_refuse(&hc_subops_event_channel_op, EVTCHNOP_bind_pirq), -XEN_EOPNOTSUPP);
-    CHECK_EQ(hc_subop_refuse(&hc_subops_event_channel_op, EVTCHNOP_init_control), -XEN_EOPNOTSUPP);
+    CHECK(hc_subop_find(&hc_subops_event_channel_op, EVTCHNOP_init_control)->kind == HANDLED);
     CHECK_EQ(hc_subop_refuse(&hc_subops_event_channel_op, 14), -XEN_EOPNOTSUPP);
     CHECK(hc_subop_find(&hc_subops_event_channel_op, EVTCHNOP_bind_interdomain)->kind == FORWARDED);
     CHECK_EQ(hc_subop_refuse(&hc_subops_vcpu_op, VCPUOP_get_physid), -XEN_EINVAL);
