@@ -10,7 +10,10 @@
 #include "shim/lib.h"
 #include "xen-abi.h"
 
-#define EV_NR_PORTS   1024              /* what xl gives a domU by default (max_event_channels) */
+/* The 2-level ABI's limit for a 64-bit guest, and L0's for the shim domain, whose own events are
+ * 2-level: under Xen every guest port number is one of ours at L0, so a lower max_event_channels
+ * in the xl config is L0's to enforce, as for the stock shim. Standalone, all of them. */
+#define EV_NR_PORTS   4096
 #define EV_MAX_VCPUS  32                /* XEN_LEGACY_MAX_VCPUS: vcpu_info slots in shared_info */
 
 enum ev_state { EV_FREE, EV_UNBOUND, EV_INTERDOMAIN, EV_VIRQ, EV_IPI };
