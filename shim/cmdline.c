@@ -24,7 +24,7 @@ void cmdline_defaults(struct shim_opts *o)
     memset(o, 0, sizeof(*o));
     o->loglvl = o->loglvl_rl = -1;
     o->guest_loglvl = o->guest_loglvl_rl = -1;
-    o->global_pages = o->tlb_clock = o->assisted_flush = o->l0_steal = o->xsave = o->cpuid_faulting = o->evtchn_fifo = -1;
+    o->global_pages = o->tlb_clock = o->assisted_flush = o->l0_steal = o->xsave = o->cpuid_faulting = o->evtchn_fifo = o->xpti = -1;
 }
 
 bool parse_bool(const char *s, size_t len, bool *val)
@@ -212,6 +212,8 @@ static void parse_one(struct span name, struct span val, bool has_val, struct sh
         ok = parse_tristate(base, val, has_val, negated, &o->xsave);
     } else if (span_eq(base, "cpuid-faulting")) {
         ok = parse_tristate(base, val, has_val, negated, &o->cpuid_faulting);
+    } else if (span_eq(base, "xpti")) {
+        ok = parse_tristate(base, val, has_val, negated, &o->xpti);
     } else if (span_eq(base, "evtchn-fifo")) {
         ok = parse_tristate(base, val, has_val, negated, &o->evtchn_fifo);
     } else if (span_eq(name, "test-drop-kicks")) {

@@ -31,6 +31,7 @@ struct shim_opts {
     int xsave;                       /* -1 = default (offered where the CPU has it), else 0/1 */
     int cpuid_faulting;              /* -1 = default (on where offered), else 0/1 */
     int evtchn_fifo;                 /* -1 = default (on), else 0/1 */
+    int xpti;                        /* -1 = default (on where the CPU is affected), else 0/1 */
     unsigned test_drop_kicks;        /* test-drop-kicks=N: drop every Nth cross-CPU kick (0 = none) */
     enum selftest_mode selftest;
     char guest_cmdline[CMDLINE_MAX]; /* what followed " -- " */

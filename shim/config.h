@@ -56,6 +56,8 @@
 /* struct cpu fields the SYSCALL entry reaches through %gs (checked in cpu.c). */
 #define CPU_OFF_ENTRY_SP  8                         /* stack top for entries from the guest */
 #define CPU_OFF_SCRATCH   16                        /* the guest's rsp while we switch */
+#define CPU_OFF_XPTI_GUEST_CR3 24                   /* shim/xpti.h: CR3 for returns to ring 3 (0: keep) */
+#define CPU_OFF_XPTI_SHIM_CR3  32                   /* and for entries from ring 3 (0: keep) */
 #define VEC_SYSCALL       0x100                     /* cpu_regs.vector of a SYSCALL entry */
 
 #endif

@@ -96,6 +96,8 @@ struct cpu *cpu_alloc(unsigned id, uint32_t apic_id)
     BUILD_BUG_ON(offsetof(struct cpu, self) != 0);
     BUILD_BUG_ON(offsetof(struct cpu, entry_sp) != CPU_OFF_ENTRY_SP);
     BUILD_BUG_ON(offsetof(struct cpu, scratch) != CPU_OFF_SCRATCH);
+    BUILD_BUG_ON(offsetof(struct cpu, xpti_guest_cr3) != CPU_OFF_XPTI_GUEST_CR3);
+    BUILD_BUG_ON(offsetof(struct cpu, xpti_shim_cr3) != CPU_OFF_XPTI_SHIM_CR3);
     BUILD_BUG_ON(offsetof(struct cpu, l0_vcpu_area) % 64 != 0);
     ASSERT(id < MAX_CPUS);
     struct cpu *c = id == 0 ? &bsp_cpu : alloc_page_va();

@@ -31,6 +31,10 @@ struct cpu {
     struct cpu *self;                   /* must be first: this_cpu() reads %gs:0 */
     uintptr_t entry_sp;                 /* CPU_OFF_ENTRY_SP: stack top for SYSCALL from the guest */
     uint64_t scratch;                   /* CPU_OFF_SCRATCH */
+    uint64_t xpti_guest_cr3;            /* CPU_OFF_XPTI_GUEST_CR3 (shim/xpti.c) */
+    uint64_t xpti_shim_cr3;             /* CPU_OFF_XPTI_SHIM_CR3 */
+    uint64_t *xpti_l4;                  /* this CPU's copy of a user L4 (NULL: xpti off) */
+    uint64_t xpti_src;                  /* the L4 frame it copies, +1 (0: none) */
     unsigned id;                        /* our index, 0 = BSP */
     uint32_t apic_id;
     uint32_t vcpu_id;                   /* the L0's number for this vCPU */
@@ -95,6 +99,7 @@ void call_on_stack(uintptr_t sp, void (*fn)(void *), void *arg) __noreturn;
 void idt_init(uint16_t cs);
 void idt_enable_ist(void);
 void idt_load(void);
+const void *idt_table(void);            /* the IDT's address (xpti.c maps it) */
 
 /* traps.c */
 void do_trap(struct cpu_regs *r);

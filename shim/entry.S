@@ -27,6 +27,11 @@ trap_common:
     testb $3, 144(%rsp)                 /* from ring 3 (a PV guest, later): switch GS */
     jz 1f
     swapgs
+    /* guest user mode ran on tables without the shim (shim/xpti.h): back to the full ones */
+    movq %gs:CPU_OFF_XPTI_SHIM_CR3, %rax
+    testq %rax, %rax
+    jz 1f
+    movq %rax, %cr3
 1:  movq %rsp, %rdi
     call do_trap
 /* Return through the struct cpu_regs at %rsp (also how a PV guest is entered and resumed). */
@@ -34,7 +39,12 @@ trap_common:
 trap_return:
     testb $3, 144(%rsp)
     jz 2f
+    /* to guest user mode under xpti: its copy of the L4 (this code and stack are mapped there) */
+    movq %gs:CPU_OFF_XPTI_GUEST_CR3, %rax
     swapgs
+    testq %rax, %rax
+    jz 2f
+    movq %rax, %cr3
 2:  RESTORE_GPRS
     addq $16, %rsp
     iretq

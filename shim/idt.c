@@ -43,3 +43,8 @@ void idt_load(void)
 
     __asm__ volatile("lidt %0" :: "m"(p));
 }
+
+const void *idt_table(void)
+{
+    return idt;
+}

@@ -23,6 +23,7 @@
 #include "shim/time.h"
 #include "shim/timer.h"
 #include "shim/x86.h"
+#include "shim/xpti.h"
 #include "shim/xstate.h"
 #include "xen-abi.h"
 
@@ -148,15 +149,19 @@ void start_shim(unsigned kind, uint32_t info_pa)
         panic("no memory map from the loader or L0");
     if ((rc = mm_init(&boot_info, &opts)))
         panic("cannot set up the frame pools: %d", rc);
-    paging_global = opts.global_pages == 1;
     l0_steal = opts.l0_steal == 1;
     xstate_init(opts.xsave);
     cpu_cpuid_faulting_init(opts.cpuid_faulting);
+    xpti_init(opts.xpti);
+    /* global shim mappings would stay in the TLB under guest user mode: what xpti takes away */
+    paging_global = opts.global_pages == 1 && !xpti_on;
+    if (opts.global_pages == 1 && xpti_on)
+        pr_warn("global-pages=on ignored: xpti is on\n");
     pv_test_drop_kicks = opts.test_drop_kicks;
     pv_fifo_offered = opts.evtchn_fifo != 0;
     if ((rc = paging_init()))
         panic("cannot build the page tables: %d", rc);
-    if ((rc = cpu_alloc_tables(&bsp_cpu)))
+    if ((rc = cpu_alloc_tables(&bsp_cpu)) || (rc = xpti_cpu_init(&bsp_cpu)))
         panic("cannot allocate CPU0's stacks: %d", rc);
     cpu_load_tables(&bsp_cpu);
     call_on_stack(bsp_cpu.stack.top, bsp_main, NULL);

@@ -8,6 +8,7 @@
 #include "shim/spinlock.h"
 #include "shim/x86.h"
 #include "shim/xerrno.h"
+#include "shim/xpti.h"
 
 #define SZ_2M (2ull << 20)
 
@@ -94,7 +95,11 @@ int vmap_set_page(uintptr_t va, uint64_t pa, uint64_t flags)
     ASSERT(va >= VMAP_BASE && va < vmap_next && IS_ALIGNED(va | pa, PAGE_SIZE));
     if (!(rc = next_table(&l4[(va >> 39) & 511], &l3, 0)) && !(rc = next_table(&l3[(va >> 30) & 511], &l2, 0)) &&
         !(rc = next_table(&l2[(va >> 21) & 511], &l1, 0)))
-        __atomic_store_n(&l1[(va >> 12) & 511], flags ? pa | leaf_flags(flags, va) : 0, __ATOMIC_RELAXED);
+    {
+        uint64_t pte = flags ? pa | leaf_flags(flags, va) : 0;
+        __atomic_store_n(&l1[(va >> 12) & 511], pte, __ATOMIC_RELAXED);
+        xpti_vmap_changed(va, pte);     /* a GDT or LDT window: the CPU's xpti tables too */
+    }
     spin_unlock_irqrestore(&pt_lock, f);
     return rc;
 }

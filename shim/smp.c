@@ -14,6 +14,7 @@
 #include "shim/time.h"
 #include "shim/timer.h"
 #include "shim/x86.h"
+#include "shim/xpti.h"
 #include "shim/xerrno.h"
 
 unsigned nr_cpus_present = 1;
@@ -157,7 +158,7 @@ void smp_boot_aps(const uint32_t *ids, unsigned n)
         }
         unsigned id = nr_cpus_present++;
         struct cpu *c = cpu_alloc(id, ids[i]);
-        if (!c || cpu_alloc_tables(c)) {
+        if (!c || cpu_alloc_tables(c) || xpti_cpu_init(c)) {
             pr_err("CPU%u (APIC id %u): out of memory\n", id, ids[i]);
             continue;
         }

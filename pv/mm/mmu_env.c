@@ -8,6 +8,7 @@
 #include "shim/mm.h"
 #include "shim/paging.h"
 #include "shim/xerrno.h"
+#include "shim/xpti.h"
 
 uint64_t *pt_frame(uint64_t mfn)
 {
@@ -31,7 +32,15 @@ void pv_l4_ro_m2p(uint64_t mfn, bool present)
 {
     const uint64_t *idle = phys_to_virt(idle_root_pa);
 
-    __atomic_store_n(&pt_frame(mfn)[PV_SLOT_RO_M2P], present ? idle[PV_SLOT_RO_M2P] : 0, __ATOMIC_RELAXED);
+    uint64_t e = present ? idle[PV_SLOT_RO_M2P] : 0;
+
+    __atomic_store_n(&pt_frame(mfn)[PV_SLOT_RO_M2P], e, __ATOMIC_RELAXED);
+    xpti_l4_written(mfn, PV_SLOT_RO_M2P, e);
+}
+
+void pt_l4_written(uint64_t mfn, unsigned slot, uint64_t val)
+{
+    xpti_l4_written(mfn, slot, val);
 }
 
 uint32_t pt_clock_stamp(void)

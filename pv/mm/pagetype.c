@@ -361,8 +361,11 @@ static int mod_entry(uint64_t table_mfn, unsigned slot, uint64_t val, bool prese
     for (;;) {
         nw = preserve_ad ? val | (old & (E_A | E_D)) : val;
         uint64_t seen = old;
-        if (__atomic_compare_exchange_n(p, &seen, nw, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+        if (__atomic_compare_exchange_n(p, &seen, nw, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {
+            if (level == 4)
+                pt_l4_written(table_mfn, slot, nw);     /* before the old entry's reference goes */
             break;
+        }
         if (expect) {                   /* changed under us: undo, the caller recomputes */
             if ((val & E_P) && !fast)
                 pt_put_entry(level, table_mfn, slot, val);

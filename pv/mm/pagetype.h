@@ -96,6 +96,8 @@ int pt_audit(const uint32_t *extra, uint32_t *want, uint32_t *lin_ent, uint32_t 
 uint64_t *pt_frame(uint64_t mfn);       /* the frame's contents, writable by the shim */
 bool pv_mfn_is_guest(uint64_t mfn);
 bool pv_mfn_is_special(uint64_t mfn);
+/* An entry of a validated L4 changed (the caller's MMU lock held): copies of it follow (xpti). */
+void pt_l4_written(uint64_t mfn, unsigned slot, uint64_t val);
 uint32_t pt_clock_stamp(void);          /* the TLB-flush clock's stamp for a frame let go now */
 void pt_flush_since(uint32_t stamp);    /* every TLB that has not flushed since that stamp */
 int pt_desc_validate(uint64_t mfn);     /* a frame becoming PGT_SEG_DESC: every descriptor safe? */

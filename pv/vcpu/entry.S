@@ -22,7 +22,11 @@
     pushq $VEC_SYSCALL
     cld
     SAVE_GPRS
-    xorl %ebp, %ebp
+    movq %gs:CPU_OFF_XPTI_SHIM_CR3, %rax   /* from guest user mode under xpti (shim/xpti.h) */
+    testq %rax, %rax
+    jz 1f
+    movq %rax, %cr3
+1:  xorl %ebp, %ebp
     movq %rsp, %rdi
     call pv_syscall
     jmp trap_return

@@ -8,7 +8,10 @@
 #include "pv/domain/domain.h"
 #include "pv/vcpu/traps.h"
 #include "shim/flush.h"
+#include "pv/mm/pagetype.h"
+#include "shim/cpu.h"
 #include "shim/x86.h"
+#include "shim/xpti.h"
 
 /* While the shim runs, the guest's active GS base sits in MSR_KERNEL_GS_BASE (our swapgs at
  * entry); the inactive one is kept in pv_current()->gs_base_user. Switching modes exchanges them. */
@@ -28,6 +31,7 @@ void pv_to_kernel_mode(void)
         return;
     swap_gs(v);
     flush_load_cr3(v->cr3);
+    xpti_to_kernel(this_cpu());
     v->user_mode = false;
 }
 
@@ -41,6 +45,7 @@ bool pv_to_user_mode(void)
         return true;
     swap_gs(v);
     flush_load_cr3(v->cr3_user_mfn << PAGE_SHIFT);
+    xpti_to_user(this_cpu(), pt_frame(v->cr3_user_mfn), v->cr3_user_mfn);
     v->user_mode = true;
     return true;
 }

@@ -5,10 +5,12 @@
 #include "pv/hypercall/hypercall.h"
 #include "pv/loader/loader.h"
 #include "pv/mm/guest.h"
+#include "pv/mm/pagetype.h"
 #include "pv/vcpu/traps.h"
 #include "pv/vcpu/vcpu.h"
 #include "shim/config.h"
 #include "shim/console.h"
+#include "shim/xpti.h"
 #include "shim/cpu.h"
 #include "shim/debug.h"
 #include "shim/flush.h"
@@ -101,6 +103,12 @@ void pv_vcpu_enter(struct pv_vcpu *v, struct cpu_regs *r)
     wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
     cli();
     flush_load_cr3(v->user_mode ? v->cr3_user_mfn << PAGE_SHIFT : v->cr3);
+    if (v->user_mode)
+        xpti_to_user(c, pt_frame(v->cr3_user_mfn), v->cr3_user_mfn);
+    else
+        xpti_to_kernel(c);
+    /* under xpti the return to ring 3 runs on the copy, which maps only this CPU's stack */
+    ASSERT(!c->xpti_l4 || ((uintptr_t)r >= c->stack.bottom && (uintptr_t)r < c->stack.top));
     pv_resume(r);
 }
 

@@ -74,6 +74,11 @@ static void pt_flush_all(void)
 }
 
 /* The model has one CPU and no clock: every stamp is 0 and every flush since it happens. */
+void pt_l4_written(uint64_t mfn, unsigned slot, uint64_t val)
+{
+    (void)mfn, (void)slot, (void)val;   /* no copies of L4s here (the shim's xpti) */
+}
+
 uint32_t pt_clock_stamp(void)
 {
     return 0;

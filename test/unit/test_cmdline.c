@@ -95,7 +95,9 @@ static void test_ours(void)
     CHECK_EQ(o.l0_steal, 1);
     CHECK_EQ(o.nr_notes, 0);
     CHECK_EQ(o.evtchn_fifo, -1);
-    o = parse("xsave=off cpuid-faulting=off evtchn-fifo=off");
+    CHECK_EQ(o.xpti, -1);
+    o = parse("xsave=off cpuid-faulting=off evtchn-fifo=off xpti=on");
+    CHECK_EQ(o.xpti, 1);
     CHECK_EQ(o.xsave, 0);
     CHECK_EQ(o.cpuid_faulting, 0);
     CHECK_EQ(o.evtchn_fifo, 0);
