@@ -27,7 +27,6 @@ int pv_fifo_init_control(struct evtchn_init_control *ic);
 int pv_fifo_expand_array(uint64_t gfn);
 int pv_fifo_set_priority(unsigned port, unsigned prio);
 void pv_fifo_stop(void);                /* back to 2-level (EVTCHNOP_reset, a restored domain) */
-bool pv_fifo_active(void);
 
 int pv_evtchn_hold_number(uint32_t *at);    /* hypercall/evtchn.c: a new local port's number (0: any) */
 /* upcall.c: the guest's port follows an L0 port (its events arrive on the guest's port) */

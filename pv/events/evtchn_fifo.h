@@ -18,7 +18,8 @@
 #include "pv/events/evtchn_port.h"
 
 #define EV_FIFO_WORDS_PER_PAGE 1024u    /* 4 KiB of 32-bit event words */
-#define EV_FIFO_PAGES ((EV_NR_PORTS + EV_FIFO_WORDS_PER_PAGE - 1) / EV_FIFO_WORDS_PER_PAGE)
+#define EV_FIFO_PAGES (EV_NR_PORTS / EV_FIFO_WORDS_PER_PAGE)
+_Static_assert(EV_NR_PORTS % EV_FIFO_WORDS_PER_PAGE == 0, "the event array pages cover whole pages of ports");
 
 struct ev_fifo {
     bool on;                            /* the guest switched to FIFO (its first init_control) */

@@ -135,23 +135,24 @@ int pv_fifo_expand_array(uint64_t gfn)
     uint32_t *page = take_frame(gfn);
     if (!page)
         return ERR(-XEN_EINVAL, "not a writable frame of the guest's");
+    uint64_t held[EV_FIFO_WORDS_PER_PAGE / 64] = { 0 };
     uint64_t f = spin_lock_irqsave(&fifo_lock);
     int first = ev_fifo_add_page(&fifo, page);
-    if (first >= 0)
+    if (first >= 0) {
         page_mfn[first / EV_FIFO_WORDS_PER_PAGE] = gfn;
+        for (unsigned i = 0; i < EV_FIFO_WORDS_PER_PAGE; i++)
+            if (ev_fifo_take_held(&fifo, (unsigned)first + i))
+                held[i / 64] |= 1ull << (i % 64);
+    }
     spin_unlock_irqrestore(&fifo_lock, f);
     if (first < 0) {
         drop_frame(gfn);
         return first;
     }
     /* ports raised before their word existed: raised now, as Xen's add_page_to_event_array */
-    for (unsigned p = (unsigned)first; p < (unsigned)first + EV_FIFO_WORDS_PER_PAGE && p < EV_NR_PORTS; p++) {
-        f = spin_lock_irqsave(&fifo_lock);
-        bool held = ev_fifo_take_held(&fifo, p);
-        spin_unlock_irqrestore(&fifo_lock, f);
-        if (held)
-            pv_evtchn_raise(p);
-    }
+    for (unsigned i = 0; i < EV_FIFO_WORDS_PER_PAGE; i++)
+        if (held[i / 64] >> (i % 64) & 1)
+            pv_evtchn_raise((unsigned)first + i);
     return 0;
 }
 
@@ -187,9 +188,4 @@ void pv_fifo_stop(void)
     for (unsigned i = 0; i < EV_FIFO_PAGES; i++)
         if (pages[i])
             drop_frame(pages[i]);
-}
-
-bool pv_fifo_active(void)
-{
-    return fifo_on();
 }
