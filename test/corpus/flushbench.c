@@ -14,8 +14,15 @@
  * Prints progress lines (the mm rounds done, every 30 s: a slow run shows it is moving, which the
  * test bed's stall detector also needs), then one line for the benchmark to parse:
  *   FLUSHBENCH vcpus=N scale=S wall=<s> mm_rounds=<n> forks=<n> user=<s> sys=<s> steal=<s> idle=<s>
- * (user/sys/steal/idle: /proc/stat's all-CPU totals over the run, in seconds), and exits 0, or
- * prints "FLUSHBENCH FAIL <reason>" and exits 1.
+ * (user/sys/steal/idle: /proc/stat's all-CPU totals over the run, in seconds).
+ * Then short phases, one kind of work each, so the L0's exits can be counted per unit of
+ * work (the bench's exit counter takes a running total at each "EXITS-MARK <label>" line):
+ *   idle: no work (what every window holds besides its work: the bench subtracts it);
+ *   forkexec: the fork+exec workers alone, SCALE x 5 each;
+ *   mm: the mm threads alone, SCALE x 30 rounds each (a round's two mprotects and its munmap
+ *       each shoot down the other vCPUs' TLBs: three flushes);
+ * each ending with "FLUSHBENCH-UNIT <phase> units=<n> wall=<s>". Exits 0, or prints
+ * "FLUSHBENCH FAIL <reason>" and exits 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +39,8 @@
 #define MAXTHREADS 256
 
 static int scale = 4;
+static long mm_rounds;                  /* per mm thread, in the phase running */
+static int forks_each;                  /* per fork+exec worker, in the phase running */
 static volatile int failed;
 static long rounds_done;                /* mm rounds of all threads, for the progress lines */
 static long *forks_done;                /* fork+execs of all workers (shared with them) */
@@ -79,7 +88,7 @@ static int cpu_ticks(unsigned long long t[8])
 
 static void *mm_worker(void *arg)
 {
-	long page = sysconf(_SC_PAGESIZE), rounds = 100L * scale;
+	long page = sysconf(_SC_PAGESIZE), rounds = mm_rounds;
 
 	for (long i = 0; i < rounds && !failed; i++) {
 		char *p = mmap(NULL, MM_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -104,7 +113,7 @@ static void *mm_worker(void *arg)
 
 static int fork_worker(void)
 {
-	for (int i = 0; i < 10 * scale; i++) {
+	for (int i = 0; i < forks_each; i++) {
 		int st;
 		pid_t pid = fork();
 
@@ -124,6 +133,55 @@ static int fork_worker(void)
 	return 0;
 }
 
+/* One phase: THREADS mm threads of ROUNDS rounds and FORKERS fork+exec workers of FORKS each,
+ * all at once; between "EXITS-MARK LABEL-begin" and "-end". Returns its wall time, or -1.
+ * A mark reaches the exit counter in dom0 through the console, a fraction of a second late and
+ * not always equally late: each is followed by MARK_QUIET_S of idling (a few timer exits a
+ * second), so that lateness moves the window's ends over idle time, not over the work. */
+#define MARK_QUIET_S 2
+static double phase(const char *label, long threads, long rounds, int forkers, int forks)
+{
+	pthread_t th[MAXTHREADS];
+	pid_t fk[MAXTHREADS];
+
+	mm_rounds = rounds, forks_each = forks;
+	printf("EXITS-MARK %s-begin\n", label);
+	sleep(MARK_QUIET_S);
+	double t0 = now();
+	for (int i = 0; i < forkers; i++) {
+		fk[i] = fork();
+		if (fk[i] == 0)
+			_exit(fork_worker());
+		if (fk[i] < 0) {
+			fail("fork");
+			return -1;
+		}
+	}
+	for (long i = 0; i < threads; i++)
+		if (pthread_create(&th[i], NULL, mm_worker, NULL)) {
+			fail("pthread_create");
+			return -1;
+		}
+	for (long i = 0; i < threads; i++)
+		pthread_join(th[i], NULL);
+	if (threads)
+		printf("flushbench: %s: mm threads done after %.1f s\n", label, now() - t0);
+	int bad = 0;
+	for (int i = 0; i < forkers; i++) {
+		int st;
+		if (waitpid(fk[i], &st, 0) != fk[i] || !WIFEXITED(st) || WEXITSTATUS(st))
+			bad++;
+	}
+	double wall = now() - t0;
+	printf("EXITS-MARK %s-end\n", label);
+	sleep(MARK_QUIET_S);
+	if (bad && !failed) {
+		errno = ECHILD;
+		fail("a fork+exec worker");
+	}
+	return failed ? -1 : wall;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "exit"))
@@ -141,8 +199,6 @@ int main(int argc, char **argv)
 	}
 	int forkers = n / 2 > 1 ? (int)(n / 2) : 1;
 	unsigned long long t0[8], t1[8];
-	pthread_t th[MAXTHREADS];
-	pid_t fk[MAXTHREADS];
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("flushbench: %ld mm threads x %d rounds, %d fork+exec workers x %d\n", n, 100 * scale, forkers,
@@ -158,33 +214,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	start = now();
-	for (int i = 0; i < forkers; i++) {
-		fk[i] = fork();
-		if (fk[i] == 0)
-			_exit(fork_worker());
-		if (fk[i] < 0) {
-			printf("FLUSHBENCH FAIL fork: %s\n", strerror(errno));
-			return 1;
-		}
-	}
-	for (long i = 0; i < n; i++)
-		if (pthread_create(&th[i], NULL, mm_worker, NULL)) {
-			printf("FLUSHBENCH FAIL pthread_create\n");
-			return 1;
-		}
-	for (long i = 0; i < n; i++)
-		pthread_join(th[i], NULL);
-	double mm_done = now() - start;
-	printf("flushbench: mm threads done after %.1f s\n", mm_done);
-	int bad = 0;
-	for (int i = 0; i < forkers; i++) {
-		int st;
-		if (waitpid(fk[i], &st, 0) != fk[i] || !WIFEXITED(st) || WEXITSTATUS(st))
-			bad++;
-	}
-	double wall = now() - start;
-	if (failed || bad || cpu_ticks(t1)) {
-		printf("FLUSHBENCH FAIL %s\n", failed ? fail_reason : bad ? "a fork+exec worker failed" : "/proc/stat");
+	double wall = phase("mixed", n, 100L * scale, forkers, 10 * scale);
+	if (wall < 0 || cpu_ticks(t1)) {
+		printf("FLUSHBENCH FAIL %s\n", failed ? fail_reason : "/proc/stat");
 		return 1;
 	}
 	double hz = (double)sysconf(_SC_CLK_TCK);
@@ -192,5 +224,17 @@ int main(int argc, char **argv)
 	       "idle=%.2f\n", n, scale, wall, n * 100L * scale, forkers * 10 * scale,
 	       (double)(t1[0] + t1[1] - t0[0] - t0[1]) / hz, (double)(t1[2] + t1[5] + t1[6] - t0[2] - t0[5] - t0[6]) / hz,
 	       (double)(t1[7] - t0[7]) / hz, (double)(t1[3] + t1[4] - t0[3] - t0[4]) / hz);
+
+	/* the unit phases: one kind of work each, and one with none, whose exits (the quiet time
+	 * every window holds, and the marks' own) the counter takes off the others' */
+	double fw = phase("idle", 0, 0, 0, 0);
+	fw = fw < 0 ? -1 : phase("forkexec", 0, 0, forkers, 5 * scale);
+	double mw = fw < 0 ? -1 : phase("mm", n, 30L * scale, 0, 0);
+	if (mw < 0) {
+		printf("FLUSHBENCH FAIL %s\n", fail_reason);
+		return 1;
+	}
+	printf("FLUSHBENCH-UNIT forkexec units=%d wall=%.2f\n", forkers * 5 * scale, fw);
+	printf("FLUSHBENCH-UNIT mm units=%ld wall=%.2f\n", n * 30L * scale, mw);
 	return 0;
 }

@@ -22,6 +22,32 @@ static uint32_t word(const uint8_t *p, unsigned i)
     return w;
 }
 
+enum exits_where exits_where_of(uint64_t rip)
+{
+    if (rip < 0x800000000000ull)
+        return WHERE_USER;
+    if (rip >= 0xffff800000000000ull && rip < 0xffff880000000000ull)
+        return WHERE_SHIM;
+    if (rip >= 0xffff800000000000ull)
+        return WHERE_KERNEL;
+    return WHERE_OTHER;                         /* non-canonical: cannot be a RIP */
+}
+
+/* Count one exit of the shim's at (rip, reason): an open-addressed table, probed linearly. */
+static void count_rip(struct exits *e, uint64_t rip, uint32_t reason)
+{
+    uint64_t h = (rip ^ ((uint64_t)reason << 40)) * 0x9e3779b97f4a7c15ull;
+
+    for (unsigned i = 0, at = (unsigned)((h >> 40) % EXITS_RIPS); i < EXITS_RIPS; i++, at = (at + 1) % EXITS_RIPS) {
+        struct exits_rip *r = &e->rips[at];
+        if (r->n && (r->rip != rip || r->reason != reason))
+            continue;
+        r->rip = rip, r->reason = reason, r->n++;
+        return;
+    }
+    e->rips_full++;
+}
+
 /* One whole record inside a window. */
 static void record(struct exits *e, const uint8_t *p)
 {
@@ -30,12 +56,25 @@ static void record(struct exits *e, const uint8_t *p)
 
     e->records++;
     if (ev == TRC_HVM_VMEXIT || ev == (TRC_HVM_VMEXIT | TRC_64_FLAG)) {
-        uint32_t reason = ((h >> TRACE_EXTRA_SHIFT) & 7) ? word(p, extra) : ~0u;
+        unsigned words = (h >> TRACE_EXTRA_SHIFT) & 7;
+        uint32_t reason = words ? word(p, extra) : ~0u;
+        /* VMEXIT64's data: the reason, then RIP's low and high halves (Xen's svm/vmx handlers) */
+        enum exits_where w = WHERE_OTHER;
+        uint64_t rip = 0;
+        if ((ev & TRC_64_FLAG) && words >= 3) {
+            rip = word(p, extra + 1) | (uint64_t)word(p, extra + 2) << 32;
+            w = exits_where_of(rip);
+        }
+        if (w == WHERE_SHIM)
+            count_rip(e, rip, reason);
         e->exits++;
-        if (reason < EXITS_REASONS)
+        if (reason < EXITS_REASONS) {
             e->by_reason[reason]++;
-        else
+            e->by_where[w][reason]++;
+        } else {
             e->other_reason++;
+            e->where_other_reason[w]++;
+        }
     } else if (ev == TRC_HVM_VMENTRY) {
         e->entries++;
     } else if (ev == TRC_LOST_RECORDS && ((h >> TRACE_EXTRA_SHIFT) & 7)) {

@@ -88,6 +88,20 @@ int main(void)
     CHECK(e.lost == 3);
     CHECK(e.records == 9);
     CHECK(e.by_reason[0x81] == 3 && e.by_reason[0x400] == 1 && e.other_reason == 1);
+    /* RIP 0xffffffffffff8000: the kernel; the 32-bit exit has no long-mode RIP */
+    CHECK(e.by_where[WHERE_KERNEL][0x81] == 2 && e.by_where[WHERE_KERNEL][0x400] == 1);
+    CHECK(e.by_where[WHERE_OTHER][0x81] == 1 && e.where_other_reason[WHERE_KERNEL] == 1);
+
+    /* where a RIP lies: the hypervisor's slots 256-271, the kernel above, user space below */
+    CHECK(exits_where_of(0xffff800000000000ull) == WHERE_SHIM);
+    CHECK(exits_where_of(0xffff82d040200000ull) == WHERE_SHIM);
+    CHECK(exits_where_of(0xffff87ffffffffffull) == WHERE_SHIM);
+    CHECK(exits_where_of(0xffff880000000000ull) == WHERE_KERNEL);
+    CHECK(exits_where_of(0xffffffff81000000ull) == WHERE_KERNEL);
+    CHECK(exits_where_of(0x00007fffffffe000ull) == WHERE_USER);
+    CHECK(exits_where_of(0) == WHERE_USER);
+    CHECK(exits_where_of(0x0000800000000000ull) == WHERE_OTHER);
+
 
     /* a stream cut inside a record: the records before still count, the end says so */
     n -= 3 + 2;                                 /* the empty window, and half the last exit */
@@ -109,6 +123,25 @@ int main(void)
     s[w - 1] -= 4;
     feed_all(&e, 0);
     CHECK(e.bad && e.exits == 0);
+
+    /* an exit in user space and one in the shim, split by where */
+    n = 0;
+    w = window_open(0);
+    d[0] = 0x6e, d[1] = 0x401000, d[2] = 0;
+    rec(TRC_HVM_VMEXIT | TRC_64_FLAG, 1, 3, d);
+    d[1] = 0x40001234, d[2] = 0xffff8080;
+    rec(TRC_HVM_VMEXIT | TRC_64_FLAG, 1, 3, d);
+    window_close(w);
+    feed_all(&e, 1);
+    CHECK(e.by_where[WHERE_USER][0x6e] == 1 && e.by_where[WHERE_SHIM][0x6e] == 1);
+    /* the shim's exit is kept by site, the user one is not */
+    unsigned sites = 0;
+    for (unsigned i = 0; i < EXITS_RIPS; i++)
+        if (e.rips[i].n) {
+            sites++;
+            CHECK(e.rips[i].rip == 0xffff808040001234ull && e.rips[i].reason == 0x6e && e.rips[i].n == 1);
+        }
+    CHECK(sites == 1);
 
     printf("exitcount parser: %u passed, %u failed\n", passed, failed);
     return failed != 0;
