@@ -177,7 +177,7 @@ int apic_timer_calibrate(void)
     return 0;
 }
 
-void apic_timer_program(uint64_t deadline_ns)
+void apic_timer_program(uint64_t deadline_ns, uint64_t now)
 {
     if (!deadline_ns) {
         if (apic_tsc_deadline)
@@ -186,12 +186,14 @@ void apic_timer_program(uint64_t deadline_ns)
             apic_write(APIC_TMICT, 0);
         return;
     }
-    uint64_t now = now_ns();
-    uint64_t delta = deadline_ns > now ? deadline_ns - now : 0;
     if (apic_tsc_deadline) {
-        wrmsr(MSR_TSC_DEADLINE, rdtsc() + ns_to_tsc(delta) + 1);
+        /* from the clock line, not from a TSC read: an L0 that traps RDTSC exits on each */
+        wrmsr(MSR_TSC_DEADLINE, tsc_at_ns(deadline_ns) + 1);
         return;
     }
+    if (!now)
+        now = now_ns();
+    uint64_t delta = deadline_ns > now ? deadline_ns - now : 0;
     uint64_t counts = (uint64_t)(((unsigned __int128)delta * timer_mul) >> 32);
     apic_write(APIC_TMICT, (uint32_t)MAX(1, MIN(counts, 0xffffffffull)));
 }

@@ -17,7 +17,7 @@ void apic_send_init(uint32_t apic_id);
 void apic_send_sipi(uint32_t apic_id, uint64_t page_pa);
 void apic_stop_others(void);            /* NMI to every other CPU (panic) */
 int apic_timer_calibrate(void);         /* one-shot mode only: counts per ns against now_ns() */
-void apic_timer_program(uint64_t deadline_ns);   /* 0: stop */
+void apic_timer_program(uint64_t deadline_ns, uint64_t now);   /* deadline 0: stop; now 0: read it */
 void apic_report(void);                 /* printk this CPU's timer, ISR and IRR */
 const char *apic_mode_name(void);
 const char *apic_timer_name(void);

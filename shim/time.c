@@ -13,6 +13,16 @@ uint64_t now_ns(void)
     return l0->now_ns();
 }
 
+uint64_t tsc_at_ns(uint64_t ns)
+{
+    struct clock_line l;
+
+    l0->clock_line(&l);
+    if (!l.mul)                         /* no clock yet: from the TSC's rate */
+        return rdtsc() + ns_to_tsc(ns > now_ns() ? ns - now_ns() : 0);
+    return clock_line_tsc(&l, ns);
+}
+
 void time_init(void)
 {
     tsc_hz = l0->tsc_hz();

@@ -15,6 +15,7 @@ struct clock_line {
 };
 
 uint64_t now_ns(void);
+uint64_t tsc_at_ns(uint64_t ns);        /* the TSC when now_ns() reaches ns, read off the clock line */
 void time_init(void);                   /* after l0->init: the L0 knows the TSC frequency */
 uint64_t ns_to_tsc(uint64_t ns);
 uint64_t tsc_to_ns(uint64_t tsc);
@@ -40,6 +41,32 @@ static inline uint64_t clock_line_ns(const struct clock_line *l, uint64_t tsc)
     if ((int64_t)(tsc - l->tsc0) < 0)
         return l->ns0;
     return l->ns0 + scale_64_32(tsc - l->tsc0, l->mul, l->shift);
+}
+
+/* The TSC value at which a clock line reaches time ns (the inverse of clock_line_ns, to within a
+ * cycle), without reading the TSC: a TSC-deadline timer is set from it, and an L0 that traps
+ * RDTSC takes an exit for every read. A time at or before the line's start gives its start;
+ * one beyond the 64-bit TSC saturates. */
+static inline uint64_t clock_line_tsc(const struct clock_line *l, uint64_t ns)
+{
+    if (ns <= l->ns0 || !l->mul)
+        return l->tsc0;
+    uint64_t d = ns - l->ns0;
+    if (d >> 62)
+        d = 1ull << 62;                 /* 146 years on: far enough */
+    /* v = d * 2^32 / mul in two steps, each within 64 bits (no 128-bit division here) */
+    uint64_t q = d / l->mul, r = d % l->mul;
+    if (q >> 31)
+        return ~0ull;
+    uint64_t v = (q << 32) + ((r << 32) + l->mul - 1) / l->mul;   /* rounded up: never early */
+    if (l->shift >= 0) {
+        v = (v + (1ull << l->shift) - 1) >> l->shift;
+    } else {
+        if (v >> (64 + l->shift))
+            return ~0ull;
+        v <<= -l->shift;
+    }
+    return l->tsc0 + v < l->tsc0 ? ~0ull : l->tsc0 + v;
 }
 
 /* The pvclock-style pair for a counter at hz: ns = scale_64_32(ticks, *mul32, *shift), with

@@ -15,13 +15,14 @@ void timer_init(struct timer *t, timer_fn fn, void *arg)
     t->arg = arg;
 }
 
-static void reprogram(struct timer_queue *q)
+/* now: a clock read the caller made, or 0 */
+static void reprogram(struct timer_queue *q, uint64_t now)
 {
     uint64_t want = q->head ? q->head->deadline : 0;
 
     if (want != q->programmed) {
         q->programmed = want;
-        apic_timer_program(want);
+        apic_timer_program(want, now);
     }
 }
 
@@ -39,6 +40,11 @@ static void unlink(struct timer_queue *q, struct timer *t)
 
 void timer_set(struct timer *t, uint64_t deadline)
 {
+    timer_set_seen(t, deadline, 0);
+}
+
+void timer_set_seen(struct timer *t, uint64_t deadline, uint64_t now)
+{
     struct timer_queue *q = &this_cpu()->timers;
     uint64_t f = irq_save();
 
@@ -51,7 +57,7 @@ void timer_set(struct timer *t, uint64_t deadline)
     t->next = *pp;
     *pp = t;
     t->queued = true;
-    reprogram(q);
+    reprogram(q, now);
     irq_restore(f);
 }
 
@@ -62,7 +68,7 @@ void timer_cancel(struct timer *t)
 
     if (t->queued)
         unlink(q, t);
-    reprogram(q);
+    reprogram(q, 0);
     irq_restore(f);
 }
 
@@ -73,16 +79,19 @@ void timer_interrupt(void)
 
     c->nr_timer_irqs++;
     q->programmed = 0;                  /* the one-shot has fired */
+    /* one clock read for the lot and for setting the next (each read may be an L0 exit): a
+     * deadline the callbacks' time carried past is set in the past below, and fires at once */
+    uint64_t now = now_ns();
     for (;;) {
         struct timer *t = q->head;
-        if (!t || t->deadline > now_ns())
+        if (!t || t->deadline > now)
             break;
         q->head = t->next;
         t->next = NULL;
         t->queued = false;
         t->fn(t, t->arg);
     }
-    reprogram(q);
+    reprogram(q, now);          /* late by the callbacks' time at most */
 }
 
 /* For a CPU's state report: what its queue holds and what the hardware was last set for. */

@@ -23,6 +23,9 @@ struct timer_queue {
 void timer_init(struct timer *t, timer_fn fn, void *arg);
 /* Arm on the calling CPU (re-arming moves it). */
 void timer_set(struct timer *t, uint64_t deadline);
+/* The same, with now: the clock as the caller has just read it, so that setting the hardware
+ * need not read it again (an L0 that traps RDTSC exits on each read); 0 when there is none. */
+void timer_set_seen(struct timer *t, uint64_t deadline, uint64_t now);
 void timer_cancel(struct timer *t);
 void timer_interrupt(void);             /* the LAPIC timer vector's handler */
 void timer_cpu_init(void);

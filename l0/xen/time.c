@@ -59,6 +59,10 @@ void xen_clock_line(struct clock_line *l)
     const volatile struct vcpu_time_info *t = this_cpu()->l0_time;
     uint32_t v;
 
+    if (!t) {
+        *l = (struct clock_line){ 0 };  /* no clock yet: mul 0 says so */
+        return;
+    }
     do {
         v = t->version;
         barrier();

@@ -62,10 +62,10 @@ void pv_vcpu_init(struct pv_vcpu *v, unsigned id)
     v->stolen_seen = l0->stolen_ns ? l0->stolen_ns(id) : 0;
 }
 
-void pv_timer_singleshot(struct pv_vcpu *v, uint64_t deadline)
+void pv_timer_singleshot(struct pv_vcpu *v, uint64_t deadline, uint64_t now)
 {
     if (deadline)
-        timer_set(&v->singleshot, deadline);    /* a past deadline fires at once */
+        timer_set_seen(&v->singleshot, deadline, now);  /* a past deadline fires at once */
     else
         timer_cancel(&v->singleshot);
 }

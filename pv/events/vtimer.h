@@ -8,7 +8,7 @@
 struct pv_vcpu;
 
 void pv_vcpu_init(struct pv_vcpu *v, unsigned id);
-void pv_timer_singleshot(struct pv_vcpu *v, uint64_t deadline);    /* 0: stop */
+void pv_timer_singleshot(struct pv_vcpu *v, uint64_t deadline, uint64_t now);  /* deadline 0: stop; now: timer_set_seen */
 void pv_timer_periodic(struct pv_vcpu *v, uint64_t period_ns);     /* 0: stop */
 void pv_timer_virq_bound(struct pv_vcpu *v);    /* VIRQ_TIMER was bound: start the periodic tick */
 void pv_timers_changed(struct pv_vcpu *v);      /* apply timer changes made for v (any CPU) */

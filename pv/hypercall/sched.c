@@ -63,8 +63,11 @@ static void halt_until(struct pv_vcpu *v, bool (*done)(struct pv_vcpu *, const v
         if (done(v, arg) || READ_ONCE(v->down) || (READ_ONCE(v->nmi_pending) && !v->nmi_masked))
             break;
         if (!v->halt_watch.queued) {
-            next_watch = now_ns() + HALT_WATCH_NS;
-            timer_set(&v->halt_watch, next_watch);
+            /* the first from the clock read that marked the vCPU blocked (a read may be an
+             * L0 exit); a later one, after the watch fired, from a new read */
+            uint64_t now = next_watch ? now_ns() : v->runstate.state_entry_time;
+            next_watch = now + HALT_WATCH_NS;
+            timer_set_seen(&v->halt_watch, next_watch, now);
         }
         sti_hlt();                      /* sti's shadow: no wakeup is lost between check and hlt */
     }

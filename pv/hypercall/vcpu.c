@@ -59,12 +59,13 @@ static long set_singleshot(struct pv_vcpu *v, uint64_t arg)
         return ERR(-XEN_EFAULT, "copy_from_guest(&s, arg, sizeof(s))");
     /* VCPU_SSHOTTMR_future is ignored, as Xen 4.18+ and Debian's 4.17 (the stock shim) do: a
      * deadline already past fires at once instead of failing with -ETIME */
-    if (s.timeout_abs_ns <= now_ns()) {
-        pv_timer_singleshot(v, 0);
+    uint64_t now = now_ns();
+    if (s.timeout_abs_ns <= now) {
+        pv_timer_singleshot(v, 0, 0);
         pv_virq_raise(v, VIRQ_TIMER);
         return 0;
     }
-    pv_timer_singleshot(v, s.timeout_abs_ns);
+    pv_timer_singleshot(v, s.timeout_abs_ns, now);   /* the one clock read serves both */
     return 0;
 }
 
@@ -127,7 +128,7 @@ long hc_vcpu_op(struct cpu_regs *regs, uint64_t cmd, uint64_t vcpuid, uint64_t a
     case VCPUOP_stop_singleshot_timer:
         if (v != pv_current())
             return ERR(-XEN_EINVAL, "v != pv_current()");
-        pv_timer_singleshot(v, 0);
+        pv_timer_singleshot(v, 0, 0);
         return 0;
     case VCPUOP_send_nmi:
         return pv_nmi_send(v, arg);
@@ -140,13 +141,16 @@ long hc_set_timer_op(struct cpu_regs *regs, uint64_t timeout, uint64_t a2, uint6
                      uint64_t a5)
 {
     struct pv_vcpu *v = pv_current();
-    int64_t offset = (int64_t)(timeout - now_ns());
+    /* how far ahead, from the guest's last clock record: a lower bound of now with no clock
+     * read (an L0 exit), which can only make a sane timeout look farther than it is, by the
+     * record's age, and the bound below is 13 days */
+    int64_t offset = (int64_t)(timeout - v->vi->time.system_time);
 
     if (!timeout)
-        pv_timer_singleshot(v, 0);
+        pv_timer_singleshot(v, 0, 0);
     else if ((int64_t)timeout < 0 || (offset > 0 && (offset >> 50)))
-        pv_timer_singleshot(v, now_ns() + 100 * MS);   /* Xen's answer to a wrapped Linux jiffy timeout */
+        pv_timer_singleshot(v, now_ns() + 100 * MS, 0);   /* Xen's answer to a wrapped Linux jiffy timeout */
     else
-        pv_timer_singleshot(v, timeout);
+        pv_timer_singleshot(v, timeout, 0);
     return 0;
 }

@@ -38,6 +38,7 @@ void test_segdesc(void);
 void test_insn(void);
 void test_evtchn(void);
 void test_evtchn_fifo(void);
+void test_time(void);
 void test_xenstore(void);
 void test_subops(void);
 

@@ -41,6 +41,7 @@ int main(void)
         { "evtchn-fifo", test_evtchn_fifo },
         { "xenstore", test_xenstore },
         { "subops", test_subops },
+        { "time", test_time },
     };
 
     for (unsigned i = 0; i < sizeof(suites) / sizeof(suites[0]); i++) {
