@@ -3,6 +3,8 @@
 #   vmlinuz               Debian's Linux (linux-image-amd64's versioned package): a 64-bit PV guest
 #   vmlinuz-bzip2, -lzo, -zstd  the same bzImage with its payload recompressed as CONFIG_KERNEL_BZIP2,
 #                         _LZO and _ZSTD would have built it (repack-kernel.py): Debian builds only xz
+#   build-initrd.cpio.gz  the same with Debian's tcc and make, glibc and its headers, and the C
+#                         project of buildtree.py: pvcheck.mode=buildbench builds it (buildbench.sh)
 #   linux-initrd.cpio.gz  busybox initramfs whose /init (init.sh) runs self-checks (pvcheck.c):
 #                         CHECK xen|forkexec|tmpfs|anonmem|sleep|pinned|vcpus ok|FAIL <detail>,
 #                         then RESULT PASS|FAIL and poweroff -f. Kernel command line:
@@ -50,9 +52,10 @@ for a in "$@"; do
 done
 
 OUT=$PVSHIM_CACHE/corpus
-OUTPUTS="vmlinuz vmlinuz-bzip2 vmlinuz-lzo vmlinuz-zstd linux-initrd.cpio.gz pvgrub-linux.elf pvgrub32-smoke.elf cloud-initrd.cpio.gz
+OUTPUTS="vmlinuz vmlinuz-bzip2 vmlinuz-lzo vmlinuz-zstd linux-initrd.cpio.gz build-initrd.cpio.gz pvgrub-linux.elf pvgrub32-smoke.elf cloud-initrd.cpio.gz
  cloud-root.img.gz cloud-data.img.gz cloudio"
 TMPFS_MIB=4                          # size of the tmpfs check's file
+BUILD_PKGS="tcc make libc6 libc6-dev linux-libc-dev"   # the build workload's toolchain
 CLOUD_DATA_MIB=64                    # the cloud guest's disk check writes this much
 CLOUD_NET_MIB=32                     # and sends this much each way
 # the cloud initramfs' modules, dependencies first (modinfo depends=)
@@ -70,7 +73,7 @@ for p in grub-common grub-xen-bin cpio gcc libc6-dev e2fsprogs; do
 done
 versions=$(
 	# the candidates apt would download (what fetch_deb fetches), in one apt-cache call
-	apt-cache policy "$KPKG" busybox-static e2fsck-static | awk '/^[^ ]/ { p = $1; sub(":$", "", p) }
+	apt-cache policy "$KPKG" busybox-static e2fsck-static $BUILD_PKGS | awk '/^[^ ]/ { p = $1; sub(":$", "", p) }
 		/^ *Candidate:/ { print p, $2 }'
 	for p in grub-common grub-xen-bin libc6-dev e2fsprogs; do echo "$p $(installed_version "$p")"; done
 	echo "gcc $(gcc -dumpfullversion)"
@@ -173,6 +176,25 @@ cp "$HERE/init.sh" "$r/init"
 chmod 755 "$r/init" "$r/bin/pvcheck" "$r/bin/flushbench"
 printf 'TMPFS_MIB=%s\nTMPFS_SHA256=%s\n' $TMPFS_MIB "$tmpfs_sha" >"$r/etc/pvcheck.conf"
 initramfs "$r" "$tmp/linux-initrd.cpio.gz"
+
+# ---- 3a. the build workload: that root plus Debian's tcc and make, glibc, and a C project ----
+say "building build-initrd.cpio.gz (the same root with tcc, make, glibc's headers and buildtree.py's project)"
+b=$tmp/build-root
+cp -a "$r" "$b"
+for p in $BUILD_PKGS; do dpkg-deb -x "$(fetch_deb "$p")" "$b"; done
+# what a compile and a link use stays: binaries, shared libraries, headers, crt files
+rm -rf "$b/usr/share" "$b/usr/lib/x86_64-linux-gnu/gconv" "$b/usr/lib/x86_64-linux-gnu/perl" "$b/etc/ld.so.conf.d"
+find "$b/usr/lib/x86_64-linux-gnu" -maxdepth 1 -name '*.a' ! -name libc_nonshared.a -delete
+[ -x "$b/usr/bin/tcc" ] && [ -x "$b/usr/bin/make" ] && [ -f "$b/usr/include/stdio.h" ] &&
+	[ -f "$b/usr/lib/x86_64-linux-gnu/crt1.o" ] || die "the build root lacks tcc, make, stdio.h or crt1.o"
+python3 "$HERE/buildtree.py" "$b/usr/src/buildtree"
+# the answer the guest's build must print: the same tree built here with gcc
+cp -a "$b/usr/src/buildtree" "$tmp/bt"
+make -s -C "$tmp/bt" CC=gcc >/dev/null || die "buildtree.py's project does not build with gcc"
+"$tmp/bt/prog" > "$b/etc/buildbench.expect" || die "buildtree.py's program failed"
+cp "$HERE/buildbench.sh" "$b/bin/buildbench"
+chmod 755 "$b/bin/buildbench"
+initramfs "$b" "$tmp/build-initrd.cpio.gz"
 
 # ---- 3b. the cloud guest: an initramfs with the frontends, a root disk and a data disk ----
 say "building the cloud guest (initramfs with Debian's frontend modules, ext4 root and data disks)"
