@@ -31,6 +31,7 @@
 #include "pv/mm/pagetype.h"
 #include "pv/vcpu/vcpu.h"
 #include "shim/console.h"
+#include "shim/cpuid_cache.h"
 #include "shim/debug.h"
 #include "shim/smp.h"
 #include "shim/time.h"
@@ -188,6 +189,7 @@ long pv_suspend(struct pv_vcpu *me, uint64_t srec)
     if (l0rc == 0) {
         __atomic_add_fetch(&pv_dom.l0_gen, 1, __ATOMIC_SEQ_CST);
         me->l0_gen = pv_dom.l0_gen;
+        cpuid_cache_forget();           /* the new domain may be on another host */
         rc = l0->resume();
         if (rc) {
             irq_restore(f);

@@ -6,6 +6,7 @@
 #include "pv/domain/domain.h"
 #include "pv/vcpu/traps.h"
 #include "shim/config.h"
+#include "shim/cpuid_cache.h"
 #include "shim/x86.h"
 #include "shim/xstate.h"
 
@@ -70,7 +71,7 @@ void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c
         }
         return;
     }
-    cpuid_count(leaf, sub, a, b, c, d);
+    cpuid_cached(leaf, sub, a, b, c, d);
     switch (leaf) {
     case 1:
         *c &= ~((1u << 3) | (1u << 5) | (1u << 6) | (1u << 17) | (1u << 21) | (1u << 24) |
