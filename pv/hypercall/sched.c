@@ -62,13 +62,14 @@ static void halt_until(struct pv_vcpu *v, bool (*done)(struct pv_vcpu *, const v
         cli();
         if (done(v, arg) || READ_ONCE(v->down) || (READ_ONCE(v->nmi_pending) && !v->nmi_masked))
             break;
-        if (!v->halt_watch.queued) {
-            /* the first from the clock read that marked the vCPU blocked (a read may be an
-             * L0 exit); a later one, after the watch fired, from a new read */
-            uint64_t now = next_watch ? now_ns() : v->runstate.state_entry_time;
-            next_watch = now + HALT_WATCH_NS;
-            timer_set_seen(&v->halt_watch, next_watch, now);
-        }
+        /* The watch is set anew before every halt, not kept when it looks armed: an 8-vCPU
+         * Linux once sat halted here for minutes with an event pending, its kick lost and no
+         * timer in its CPU's queue (how the watch went missing is not understood yet). The
+         * first from the clock read that marked the vCPU blocked (a read may be an L0 exit),
+         * a later one from a new read. */
+        uint64_t now = next_watch ? now_ns() : v->runstate.state_entry_time;
+        next_watch = now + HALT_WATCH_NS;
+        timer_set_seen(&v->halt_watch, next_watch, now);
         sti_hlt();                      /* sti's shadow: no wakeup is lost between check and hlt */
     }
     /* done, with nothing that delivers events to this vCPU in between: the watch found it */
