@@ -18,8 +18,10 @@ uint64_t tsc_at_ns(uint64_t ns)
     struct clock_line l;
 
     l0->clock_line(&l);
-    if (!l.mul)                         /* no clock yet: from the TSC's rate */
-        return rdtsc() + ns_to_tsc(ns > now_ns() ? ns - now_ns() : 0);
+    if (!l.mul) {                       /* no clock yet: from the TSC's rate */
+        uint64_t now = now_ns();
+        return rdtsc() + ns_to_tsc(ns > now ? ns - now : 0);
+    }
     return clock_line_tsc(&l, ns);
 }
 

@@ -20,7 +20,8 @@ quiet() { echo "EXITS-MARK $1"; sleep 2; }
 
 grep -q " /tmp " /proc/mounts || mount -t tmpfs -o size=256m tmpfs /tmp || fail "cannot mount a tmpfs on /tmp"
 rm -rf /tmp/b && cp -a /usr/src/buildtree /tmp/b || fail "cannot copy the tree"
-echo "buildbench: $rounds round(s) of make -j$n CC=tcc, $(ls /tmp/b/*.c | wc -l) files each"
+per_round=$(ls /tmp/b/*.c | wc -l)
+echo "buildbench: $rounds round(s) of make -j$n CC=tcc, $per_round files each"
 quiet idle-begin
 quiet idle-end
 quiet build-begin
@@ -36,7 +37,7 @@ t1=$(up); k1=$(ticks)
 quiet build-end
 got=$(/tmp/b/prog) || fail "the program built did not run"
 [ "$got" = "$(cat /etc/buildbench.expect)" ] || fail "the program built printed '$got', not '$(cat /etc/buildbench.expect)'"
-files=$((rounds * $(ls /tmp/b/*.c | wc -l)))
+files=$((rounds * per_round))
 echo "$k0 $k1" | awk -v n="$n" -v r="$rounds" -v f="$files" -v w="$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" '{
 	printf "BUILDBENCH vcpus=%d rounds=%d files=%d wall=%.2f user=%.2f sys=%.2f steal=%.2f\n",
 		n, r, f, w, ($4 - $1) / 100, ($5 - $2) / 100, ($6 - $3) / 100 }'

@@ -227,8 +227,8 @@ int main(int argc, char **argv)
 
 	/* the unit phases: one kind of work each, and one with none, whose exits (the quiet time
 	 * every window holds, and the marks' own) the counter takes off the others' */
-	double fw = phase("idle", 0, 0, 0, 0);
-	fw = fw < 0 ? -1 : phase("forkexec", 0, 0, forkers, 5 * scale);
+	double iw = phase("idle", 0, 0, 0, 0);
+	double fw = iw < 0 ? -1 : phase("forkexec", 0, 0, forkers, 5 * scale);
 	double mw = fw < 0 ? -1 : phase("mm", n, 30L * scale, 0, 0);
 	if (mw < 0) {
 		printf("FLUSHBENCH FAIL %s\n", fail_reason);
