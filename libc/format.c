@@ -101,14 +101,17 @@ int vsnprintf_(char *buf, size_t size, const char *fmt, va_list ap)
             }
         }
         for (;; fmt++) {
-            if (*fmt == 'l' || *fmt == 'z' || *fmt == 'j' || *fmt == 't') lng = 2;
+            /* 1: long (size_t, ptrdiff_t), 2: long long; they differ in the 32-bit guests */
+            if (*fmt == 'l') lng = lng ? 2 : 1;
+            else if (*fmt == 'z' || *fmt == 't') lng = 1;
+            else if (*fmt == 'j') lng = 2;
             else if (*fmt == 'h') lng = lng ? lng : 0;
             else break;
         }
         switch (*fmt) {
         case 'd':
         case 'i': {
-            int64_t v = lng ? va_arg(ap, int64_t) : va_arg(ap, int);
+            int64_t v = lng == 2 ? va_arg(ap, long long) : lng ? va_arg(ap, long) : va_arg(ap, int);
             uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
             number(&o, u, v < 0, 10, false, width, prec, left, zero, sign, NULL);
             break;
@@ -117,7 +120,8 @@ int vsnprintf_(char *buf, size_t size, const char *fmt, va_list ap)
         case 'x':
         case 'X':
         case 'o': {
-            uint64_t v = lng ? va_arg(ap, uint64_t) : va_arg(ap, unsigned int);
+            uint64_t v = lng == 2 ? va_arg(ap, unsigned long long)
+                         : lng ? va_arg(ap, unsigned long) : va_arg(ap, unsigned int);
             unsigned base = *fmt == 'u' ? 10 : *fmt == 'o' ? 8 : 16;
             const char *pfx = alt && v ? (*fmt == 'o' ? "0" : *fmt == 'X' ? "0X" : base == 16 ? "0x" : NULL) : NULL;
             number(&o, v, false, base, *fmt == 'X', width, prec, left, zero, 0, pfx);

@@ -6,7 +6,7 @@
 set -eu
 
 PKGS="build-essential libxen-dev debootstrap cpio busybox-static grub-common grub-xen-bin
-      xz-utils gzip lz4 zstd lzop bzip2 dpkg-dev debhelper lintian perl file binutils clang libclang-rt-14-dev ca-certificates python3 e2fsprogs"
+      gcc-multilib xz-utils gzip lz4 zstd lzop bzip2 dpkg-dev debhelper lintian perl file binutils clang libclang-rt-14-dev ca-certificates python3 e2fsprogs"
 BACKPORTS_PKGS="qemu-system-x86"
 BACKPORTS_LIST=/etc/apt/sources.list.d/bookworm-backports.list
 

@@ -175,7 +175,7 @@ static void bad_arguments(void)
 
 	rc = hypercall_memory_op(XENMEM_decrease_reservation, (void *)0x10);
 	check(rc == 0, "reservation struct at an unmapped address: %ld (0)", rc);
-	rc = hypercall_memory_op(XENMEM_populate_physmap, (void *)0xffff800000001000UL);
+	rc = hypercall_memory_op(XENMEM_populate_physmap, (void *)(HYPERVISOR_VIRT_START + 0x1000));
 	check(rc == 0, "reservation struct inside Xen's hole: %ld (0)", rc);
 	rc = reservation(XENMEM_decrease_reservation, (xen_pfn_t *)0x10, 1, 0, DOMID_SELF);
 	check(rc == 0, "extent list at an unmapped address: %ld (0)", rc);
@@ -235,9 +235,16 @@ static void in_use(void)
 	set_xen_guest_handle(x.in.extent_start, in);
 	set_xen_guest_handle(x.out.extent_start, out);
 	rc = hypercall_memory_op(XENMEM_exchange, &x);
-	check(rc == -XEN_EINVAL && x.nr_exchanged == 1,
-	      "exchange of [idle, released but mapped]: %ld %s, nr_exchanged %lu (-EINVAL, 1)", rc,
-	      errno_name(rc), (unsigned long)x.nr_exchanged);
+#ifdef __i386__
+	/* Xen's compat layer returns an error before it copies nr_exchanged back: a 32-bit guest
+	 * reads 0 although the first extent was exchanged (common/compat/memory.c, Xen 4.17) */
+	const unsigned long want_done = 0;
+#else
+	const unsigned long want_done = 1;
+#endif
+	check(rc == -XEN_EINVAL && x.nr_exchanged == want_done,
+	      "exchange of [idle, released but mapped]: %ld %s, nr_exchanged %lu (-EINVAL, %lu)", rc,
+	      errno_name(rc), (unsigned long)x.nr_exchanged, want_done);
 
 	unmap_window();
 	check(query(XENMEM_current_reservation) == cur - 1, "unmapped, it is freed: reservation %ld -> %ld",
@@ -409,7 +416,14 @@ static void exchange_errors(void)
 	x.out.extent_order = 10;
 	x.in.nr_extents = 2 << 9;
 	rc = hypercall_memory_op(XENMEM_exchange, &x);
+#ifdef __i386__
+	/* Xen's compat layer translates an exchange in chunks of its argument area; 2^10 + 1
+	 * frames per output extent do not fit, and it says -E2BIG before any permission check */
+	check(rc == -XEN_E2BIG, "exchange to order 10: %ld %s (-E2BIG: the compat layer's limit)", rc,
+	      errno_name(rc));
+#else
 	check(rc == -XEN_EPERM, "exchange to order 10: %ld %s (-EPERM)", rc, errno_name(rc));
+#endif
 	rc = hypercall_memory_op(XENMEM_exchange, (void *)0x10);
 	check(rc == -XEN_EFAULT, "exchange struct at an unmapped address: %ld %s (-EFAULT)", rc,
 	      errno_name(rc));

@@ -123,7 +123,7 @@ static void setup_table(void)
 	check(rc == -XEN_EINVAL, "   max_nr_frames + 1 = %u frames: %ld %s", max_frames + 1, rc, errno_name(rc));
 	rc = setup(DOMID_SELF, 1, list, &s, 2);
 	check(rc == -XEN_EINVAL, "   count 2: %ld %s", rc, errno_name(rc));
-	rc = setup(DOMID_SELF, 1, (xen_pfn_t *)0xffff800000001000ul, &s, 1);
+	rc = setup(DOMID_SELF, 1, (xen_pfn_t *)(HYPERVISOR_VIRT_START + 0x1000), &s, 1);
 	check(rc == -XEN_EFAULT, "   a frame list in the hypervisor's hole: %ld %s", rc, errno_name(rc));
 	rc = setup(DOMID_SELF, 1, (xen_pfn_t *)8, &s, 1);
 	check(rc == -XEN_EFAULT && s.status == GNTST_bad_virt_addr,

@@ -12,26 +12,7 @@
 	.text
 	.code64
 
-TRAP 0
-TRAP 1
-TRAP 2
-TRAP 3
-TRAP 4
-TRAP 5
-TRAP 6
-TRAP 7
-TRAP 8, 1
-TRAP 10, 1
-TRAP 11, 1
-TRAP 12, 1
-TRAP 13, 1
-TRAP 14, 1
-TRAP 16
-TRAP 17, 1
-TRAP 18
-TRAP 19
-TRAP 20
-TRAP 21, 1
+#include "trap-vectors.h"
 
 /* Push order matches struct trap_frame in traps.h, read from the lowest address up. Global: a
  * test's own stubs for other vectors (TRAP in gprs.h) end here too. */

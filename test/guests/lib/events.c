@@ -54,7 +54,14 @@ void events_dispatch(unsigned vcpu)
 
 long events_init(void)
 {
-	struct callback_register cb = { .type = CALLBACKTYPE_event, .address = (unsigned long)events_entry };
+	struct callback_register cb = { .type = CALLBACKTYPE_event };
+
+#ifdef __i386__
+	cb.address.cs = FLAT_KERNEL_CS;		/* a 32-bit guest's callbacks are cs:eip */
+	cb.address.eip = (unsigned long)events_entry;
+#else
+	cb.address = (unsigned long)events_entry;
+#endif
 
 	events_vcpu = &shared_info->vcpu_info[0];
 	return HC(__HYPERVISOR_callback_op, CALLBACKOP_register, &cb, 0);
@@ -203,7 +210,9 @@ static uint64_t pvclock_of(const struct vcpu_info *vi)
 			delta >>= -t->tsc_shift;
 		else
 			delta <<= t->tsc_shift;
-		ns = t->system_time + (uint64_t)(((unsigned __int128)delta * t->tsc_to_system_mul) >> 32);
+		/* (delta * mul) >> 32 in 64-bit pieces: the 32-bit build has no __int128 */
+		ns = t->system_time + (delta >> 32) * t->tsc_to_system_mul +
+		     (((delta & 0xffffffffu) * t->tsc_to_system_mul) >> 32);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	} while ((v & 1) || v != t->version);
 	return ns;

@@ -1,5 +1,6 @@
 /*
- * hypercall.h: the two ways a 64-bit PV guest kernel calls Xen, and typed wrappers.
+ * hypercall.h: the two ways a 64-bit PV guest kernel calls Xen, and typed wrappers. (The 32-bit
+ * build, x86_32/, has int 0x82 where this says syscall: eax = number, args in ebx..edi.)
  *  - HC_SYSCALL: a raw `syscall` with rax = number, args in rdi, rsi, rdx, r10, r8 (what Debian's
  *    Linux 6.1 does; no hypercall page needed). syscall itself clobbers rcx and r11.
  *  - HC_PAGE: `call hypercall_page + nr*32`, the stubs the loader writes into the page named by
@@ -34,8 +35,15 @@ long hypercall(unsigned int nr, unsigned long a1, unsigned long a2, unsigned lon
 
 static inline long hypercall_set_trap_table(const struct trap_info *t)
 { return HC(__HYPERVISOR_set_trap_table, t, 0, 0); }
+/* A 32-bit guest passes the 64-bit PAE entry in two registers, low half first. */
 static inline long hypercall_update_va_mapping(unsigned long va, uint64_t pte, unsigned long fl)
-{ return HC(__HYPERVISOR_update_va_mapping, va, pte, fl); }
+{
+#ifdef __i386__
+	return hypercall(__HYPERVISOR_update_va_mapping, va, (uint32_t)pte, (uint32_t)(pte >> 32), fl, 0);
+#else
+	return HC(__HYPERVISOR_update_va_mapping, va, pte, fl);
+#endif
+}
 static inline long hypercall_console_io(int cmd, unsigned int count, const char *buf)
 { return HC(__HYPERVISOR_console_io, cmd, count, buf); }
 static inline long hypercall_xen_version(int cmd, void *arg)

@@ -26,7 +26,7 @@ uint64_t *pt_entry(unsigned long va, int level)
 {
 	uint64_t *table = (uint64_t *)start_info->pt_base;
 
-	for (int l = 4; l > level; l--) {
+	for (int l = PT_LEVELS; l > level; l--) {
 		uint64_t e = table[pt_index(va, l)];
 
 		if (!(e & PTE_PRESENT) || (l <= 3 && (e & PTE_PSE)))

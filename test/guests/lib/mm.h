@@ -47,7 +47,7 @@ static inline bool l1e_matches(uint64_t entry, uint64_t val)
 {
 	if (entry == val)
 		return true;
-	return (val & PTE_PRESENT) && !(val & PTE_USER) && entry == (val | PTE_USER | (1UL << 52));
+	return (val & PTE_PRESENT) && !(val & PTE_USER) && entry == (val | PTE_USER | (1ULL << 52));
 }
 
 /*

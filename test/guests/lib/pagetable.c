@@ -16,7 +16,7 @@ uint64_t pt_lookup(unsigned long va, int *level)
 	const uint64_t *table = (const uint64_t *)start_info->pt_base;
 	int l;
 
-	for (l = 4;; l--) {
+	for (l = PT_LEVELS;; l--) {
 		uint64_t e = table[pt_index(va, l)];
 
 		if (!(e & PTE_PRESENT) || l == 1 || (l <= 3 && (e & PTE_PSE))) {

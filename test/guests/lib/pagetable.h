@@ -1,4 +1,5 @@
-/* pagetable.h: x86-64 4-level paging facts the tests need to build and walk PTEs. */
+/* pagetable.h: the paging facts the tests need to build and walk PTEs: x86-64's 4 levels, or in
+ * the 32-bit build (x86_32/) PAE's 3, whose top table has 4 entries (pt_index gives 0-3 there). */
 #ifndef GUEST_PAGETABLE_H
 #define GUEST_PAGETABLE_H
 
@@ -13,9 +14,15 @@
 #define PTE_ACCESSED 0x020UL
 #define PTE_DIRTY    0x040UL
 #define PTE_PSE      0x080UL
-#define PTE_NX       (1UL << 63)
+#define PTE_NX       (1ULL << 63)
 #define PTE_ADDR_MASK 0x000ffffffffff000UL
 #define PTE_MFN(pte) (((pte) & PTE_ADDR_MASK) >> PAGE_SHIFT)
+
+#ifdef __i386__
+#define PT_LEVELS 3
+#else
+#define PT_LEVELS 4
+#endif
 
 /* Index of va in the page table at level (1 = L1 ... 4 = L4). */
 static inline unsigned int pt_index(unsigned long va, int level)

@@ -69,10 +69,13 @@ _Noreturn void trap_fatal(const struct trap_frame *f)
 
 	/* Xen keeps the saved upcall mask in the high bits of the cs slot: show the selector. */
 	printf("TRAP %s vector %lu error %#lx at rip %#lx (cs %#lx rflags %#lx rsp %#lx)\n",
-	       name, f->vector, f->error_code, f->rip, f->cs & 0xffff, f->rflags, f->rsp);
+	       name, (unsigned long)f->vector, (unsigned long)f->error_code, (unsigned long)f->rip,
+	       (unsigned long)f->cs & 0xffff, (unsigned long)f->rflags, trap_sp(f));
 	if (f->vector == 14 && shared_info)	/* PV guests read the fault address from vcpu_info */
 		printf("  cr2 %#lx\n", shared_info->vcpu_info[0].arch.cr2);
-	printf("  rax %#lx rbx %#lx rcx %#lx rdx %#lx\n", f->rax, f->rbx, f->rcx, f->rdx);
-	printf("  rsi %#lx rdi %#lx rbp %#lx\n", f->rsi, f->rdi, f->rbp);
+	printf("  rax %#lx rbx %#lx rcx %#lx rdx %#lx\n", (unsigned long)f->rax, (unsigned long)f->rbx,
+	       (unsigned long)f->rcx, (unsigned long)f->rdx);
+	printf("  rsi %#lx rdi %#lx rbp %#lx\n", (unsigned long)f->rsi, (unsigned long)f->rdi,
+	       (unsigned long)f->rbp);
 	test_crash("unexpected exception");
 }

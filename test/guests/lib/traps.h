@@ -5,12 +5,31 @@
 #include <stdint.h>
 #include "xen-abi.h"
 
+#ifdef __i386__
+/* The 32-bit build (x86_32/entry.S): pusha's registers, under the 64-bit names so that a test's
+ * source builds both ways (rax is eax, rip is eip). rsp and ss are there only for a trap from
+ * ring 3; from the ring-1 kernel the stack went on where the frame ends (trap_sp). */
+struct trap_frame {
+	unsigned long rdi, rsi, rbp, pusha_sp, rbx, rdx, rcx, rax;
+	unsigned long vector, error_code;
+	unsigned long rip, cs, rflags, rsp, ss;
+};
+static inline unsigned long trap_sp(const struct trap_frame *f)
+{
+	return (f->cs & 3) == 3 ? f->rsp : (unsigned long)&f->rsp;
+}
+#else
 struct trap_frame {
 	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
 	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
 	uint64_t vector, error_code;
 	uint64_t rip, cs, rflags, rsp, ss;
 };
+static inline unsigned long trap_sp(const struct trap_frame *f)
+{
+	return f->rsp;
+}
+#endif
 
 /* Register the trap table with Xen; returns the hypercall's result. */
 long traps_init(void);

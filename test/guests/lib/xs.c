@@ -28,7 +28,8 @@ bool xs_wait_port(uint64_t end)
 		set_xen_guest_handle(sp.ports, &xs_port);
 		hypercall_sched_op(SCHEDOP_poll, &sp);
 	}
-	__atomic_fetch_and(&shared_info->evtchn_pending[xs_port / 64], ~(1ul << (xs_port % 64)), __ATOMIC_SEQ_CST);
+	__atomic_fetch_and(&shared_info->evtchn_pending[xs_port / (8 * sizeof(xen_ulong_t))],
+			 ~(1ul << (xs_port % (8 * sizeof(xen_ulong_t)))), __ATOMIC_SEQ_CST);
 	return true;
 }
 
