@@ -41,7 +41,7 @@ static bool fpu_runs(const char *when)
 
 	if (probe_fnop())
 		return true;
-	check(probe_fault.count == faults + 1 && probe_fault.vector == 7 && probe_fault.rip == (uint64_t)probe_insn_fnop,
+	check(probe_fault.count == faults + 1 && probe_fault.vector == 7 && probe_fault.rip == (unsigned long)probe_insn_fnop,
 	      "%s: the fault is #NM at the instruction (vector %lu rip %#lx)", when, probe_fault.vector,
 	      probe_fault.rip);
 	return false;
