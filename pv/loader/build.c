@@ -250,6 +250,8 @@ int pv_build(const struct boot_info *bi)
         return rc;
     if ((rc = pv_elf_parse(&build_elf, k.elf, k.elf_len)))
         return fail(rc, "%s", build_elf.why);
+    if (build_elf.compat)
+        return fail(-XEN_EOPNOTSUPP, "a 32-bit PAE kernel: 32-bit (PAE) PV guests are not supported yet");
     pv_dom.features = (1u << XENFEAT_mmu_pt_update_preserve_ad) | (1u << XENFEAT_highmem_assist) |
                       (1u << XENFEAT_gnttab_map_avail_bits);
     /* What a kernel may require: writable page tables are ptwr.c (Xen never lists that one in

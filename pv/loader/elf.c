@@ -1,4 +1,6 @@
-/* elf.c: reads a PV kernel's ELF64 image and its Xen notes, refusing anything malformed or hostile. */
+/* elf.c: reads a PV kernel's ELF image (ELF64 x86-64, or ELF32 i386 for a 32-bit PAE kernel) and
+ * its Xen notes, refusing anything malformed or hostile. An ELF32 file's headers are read into the
+ * ELF64 layout (read_ehdr, read_phdr, read_shdr), so the rest reads one form. */
 #include "pv/loader/elf.h"
 #include "shim/debug.h"
 #include "shim/xerrno.h"
@@ -23,6 +25,19 @@ struct elf64_shdr {
     uint32_t link, info;
     uint64_t addralign, entsize;
 };
+/* ELF32's forms of the same three */
+struct elf32_ehdr {
+    uint8_t ident[16];
+    uint16_t type, machine;
+    uint32_t version, entry, phoff, shoff, flags;
+    uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
+};
+struct elf32_phdr {
+    uint32_t type, offset, vaddr, paddr, filesz, memsz, flags, align;
+};
+struct elf32_shdr {
+    uint32_t name, type, flags, addr, offset, size, link, info, addralign, entsize;
+};
 struct elf_nhdr {
     uint32_t namesz, descsz, type;
 };
@@ -40,6 +55,9 @@ struct elf_nhdr {
 
 #define XEN_HOLE_START 0xffff800000000000ull
 #define XEN_HOLE_END   0xffff880000000000ull
+/* A 32-bit guest's hole: from HYPERVISOR_COMPAT_VIRT_START (at most this, Xen's PAE default;
+ * a HV_START_LOW note may only lower what the guest uses) to 4 GiB. */
+#define COMPAT_HOLE_START 0xf5800000ull
 #define UNSET          (~0ull)
 #define PAGE           4096ull
 
@@ -92,9 +110,12 @@ static bool canonical(uint64_t va)
     return (uint64_t)((int64_t)(va << 16) >> 16) == va;
 }
 
-/* A virtual range the guest may own: canonical, no wrap, clear of the hypervisor hole. */
-static bool guest_range_ok(uint64_t start, uint64_t end)
+/* A virtual range the guest may own: canonical, no wrap, clear of the hypervisor hole (for a
+ * 32-bit guest: below its hole). */
+static bool guest_range_ok(const struct pv_elf *e, uint64_t start, uint64_t end)
 {
+    if (e->compat)
+        return start <= end && end <= e->hv_start_low;
     if (end < start || !canonical(start) || !canonical(end - (end > start)))
         return false;
     if ((start >> 47) != ((end - (end > start)) >> 47))
@@ -147,8 +168,21 @@ static int parse_features(struct pv_elf *e, const uint8_t *d, uint32_t n)
 }
 
 struct note_vals {
-    uint64_t entry, virt_base, paddr_offset, hypercall_page, init_p2m;
+    uint64_t entry, virt_base, paddr_offset, hypercall_page, init_p2m, hv_start_low;
+    bool pae_note;
 };
+
+/* PAE_MODE, as Xen's libelf reads it: "yes", "bimodal" or "extended-cr3" (the L3 may lie above
+ * 4 GiB); anything else ("no") is a non-PAE kernel. */
+static void pae_mode(struct pv_elf *e, struct note_vals *v, const uint8_t *d, uint32_t n)
+{
+    char m[16];
+
+    desc_str(m, sizeof(m), d, n);
+    v->pae_note = true;
+    e->pae = !strcmp(m, "yes") || strstr(m, "bimodal") || strstr(m, "extended-cr3");
+    e->pae_extended_cr3 = strstr(m, "extended-cr3") != NULL;
+}
 
 static int one_note(struct pv_elf *e, struct note_vals *v, uint32_t type, const uint8_t *d, uint32_t n)
 {
@@ -158,6 +192,8 @@ static int one_note(struct pv_elf *e, struct note_vals *v, uint32_t type, const 
     case XEN_ELFNOTE_PADDR_OFFSET:   v->paddr_offset = desc_num(d, n); break;
     case XEN_ELFNOTE_HYPERCALL_PAGE: v->hypercall_page = desc_num(d, n); break;
     case XEN_ELFNOTE_INIT_P2M:       v->init_p2m = desc_num(d, n); break;
+    case XEN_ELFNOTE_HV_START_LOW:   v->hv_start_low = desc_num(d, n); break;
+    case XEN_ELFNOTE_PAE_MODE:       pae_mode(e, v, d, n); break;
     case XEN_ELFNOTE_MOD_START_PFN:  e->mod_start_pfn = desc_num(d, n) != 0; break;
     case XEN_ELFNOTE_GUEST_OS:       desc_str(e->guest_os, sizeof(e->guest_os), d, n); break;
     case XEN_ELFNOTE_LOADER:         desc_str(e->loader, sizeof(e->loader), d, n); break;
@@ -167,10 +203,11 @@ static int one_note(struct pv_elf *e, struct note_vals *v, uint32_t type, const 
         e->feat_supported |= (uint32_t)desc_num(d, n);
         break;
     default:
-        break;                          /* PAE_MODE, L1_MFN_VALID, PHYS32_ENTRY...: not ours to use */
+        break;                          /* L1_MFN_VALID, PHYS32_ENTRY...: not ours to use */
     }
     if ((type == XEN_ELFNOTE_ENTRY || type == XEN_ELFNOTE_VIRT_BASE || type == XEN_ELFNOTE_PADDR_OFFSET ||
-         type == XEN_ELFNOTE_HYPERCALL_PAGE || type == XEN_ELFNOTE_INIT_P2M) && n != 8 && n != 4)
+         type == XEN_ELFNOTE_HYPERCALL_PAGE || type == XEN_ELFNOTE_INIT_P2M || type == XEN_ELFNOTE_HV_START_LOW) &&
+        n != 8 && n != 4)
         return fail(e, -XEN_EINVAL, "Xen note %u has a %u-byte value (want 4 or 8)", type, n);
     return 0;
 }
@@ -201,13 +238,38 @@ static int scan_notes(struct pv_elf *e, struct note_vals *v, uint64_t off, uint6
     return found;
 }
 
+/* Program header i (the table was checked to lie in the file), as ELF64. */
+static void read_phdr(const struct pv_elf *e, const struct elf64_ehdr *h, unsigned i, struct elf64_phdr *p)
+{
+    if (!e->compat) {
+        memcpy(p, e->img + h->phoff + i * sizeof(*p), sizeof(*p));
+        return;
+    }
+    struct elf32_phdr q;
+    memcpy(&q, e->img + h->phoff + i * sizeof(q), sizeof(q));
+    *p = (struct elf64_phdr){ q.type, q.flags, q.offset, q.vaddr, q.paddr, q.filesz, q.memsz, q.align };
+}
+
+/* Section header i (the table was checked to lie in the file), as ELF64. */
+static void read_shdr(const struct pv_elf *e, const struct elf64_ehdr *h, unsigned i, struct elf64_shdr *s)
+{
+    if (!e->compat) {
+        memcpy(s, e->img + h->shoff + i * sizeof(*s), sizeof(*s));
+        return;
+    }
+    struct elf32_shdr q;
+    memcpy(&q, e->img + h->shoff + i * sizeof(q), sizeof(q));
+    *s = (struct elf64_shdr){ q.name, q.type, q.flags, q.addr, q.offset, q.size, q.link, q.info, q.addralign,
+                              q.entsize };
+}
+
 static int find_notes(struct pv_elf *e, const struct elf64_ehdr *h, struct note_vals *v)
 {
     int found = 0, rc;
 
     for (unsigned i = 0; i < h->phnum; i++) {
         struct elf64_phdr p;
-        memcpy(&p, e->img + h->phoff + i * sizeof(p), sizeof(p));
+        read_phdr(e, h, i, &p);
         if (p.type == PT_NOTE && (rc = scan_notes(e, v, p.offset, p.filesz)) < 0)
             return rc;
         found += p.type == PT_NOTE ? rc : 0;
@@ -219,11 +281,12 @@ static int find_notes(struct pv_elf *e, const struct elf64_ehdr *h, struct note_
     /* no PT_NOTE with Xen notes: look for note sections */
     if (!h->shoff || !h->shnum)
         return 0;
-    if (h->shentsize != sizeof(struct elf64_shdr) || !in_image(e, h->shoff, (uint64_t)h->shnum * sizeof(struct elf64_shdr)))
+    size_t shsize = e->compat ? sizeof(struct elf32_shdr) : sizeof(struct elf64_shdr);
+    if (h->shentsize != shsize || !in_image(e, h->shoff, (uint64_t)h->shnum * shsize))
         return fail(e, -XEN_EINVAL, "the section header table is malformed or outside the file");
     for (unsigned i = 0; i < h->shnum; i++) {
         struct elf64_shdr s;
-        memcpy(&s, e->img + h->shoff + i * sizeof(s), sizeof(s));
+        read_shdr(e, h, i, &s);
         if (s.type == SHT_NOTE && (rc = scan_notes(e, v, s.offset, s.size)) < 0)
             return rc;
         found += s.type == SHT_NOTE ? rc : 0;
@@ -237,7 +300,7 @@ static int load_segments(struct pv_elf *e, const struct elf64_ehdr *h)
 {
     for (unsigned i = 0; i < h->phnum; i++) {
         struct elf64_phdr p;
-        memcpy(&p, e->img + h->phoff + i * sizeof(p), sizeof(p));
+        read_phdr(e, h, i, &p);
         if (p.type != PT_LOAD || !p.memsz)
             continue;
         if (e->nr_segs == PV_ELF_MAX_SEGMENTS)
@@ -274,20 +337,39 @@ static int load_segments(struct pv_elf *e, const struct elf64_ehdr *h)
     return 0;
 }
 
-static int check_header(struct pv_elf *e, const struct elf64_ehdr *h)
+/* The file header of either class into *h (ELF64's layout); e->compat for an ELF32 one. */
+static int read_ehdr(struct pv_elf *e, struct elf64_ehdr *h)
 {
+    memset(h, 0, sizeof(*h));
+    memcpy(h, e->img, MIN(e->len, sizeof(*h)));
     if (e->len < 16 || memcmp(h->ident, "\177ELF", 4))
         return fail(e, -XEN_EINVAL, "not an ELF image (bad magic)");
-    if (h->ident[EI_CLASS] == ELFCLASS32)
-        return fail(e, -XEN_EOPNOTSUPP, "a 32-bit ELF kernel: 32-bit (PAE) PV guests are not supported yet");
+    if (h->ident[EI_CLASS] == ELFCLASS32 && e->len >= sizeof(struct elf32_ehdr)) {
+        struct elf32_ehdr q;
+        memcpy(&q, e->img, sizeof(q));
+        *h = (struct elf64_ehdr){ .type = q.type, .machine = q.machine, .version = q.version, .entry = q.entry,
+                                  .phoff = q.phoff, .shoff = q.shoff, .flags = q.flags, .ehsize = q.ehsize,
+                                  .phentsize = q.phentsize, .phnum = q.phnum, .shentsize = q.shentsize,
+                                  .shnum = q.shnum, .shstrndx = q.shstrndx };
+        memcpy(h->ident, q.ident, sizeof(h->ident));
+        e->compat = true;
+        return 0;
+    }
     if (h->ident[EI_CLASS] != ELFCLASS64 || e->len < sizeof(*h))
-        return fail(e, -XEN_EINVAL, "not an ELF64 image (class %u, %zu bytes)", h->ident[EI_CLASS], e->len);
-    if (h->ident[EI_DATA] != ELFDATA2LSB || h->machine != EM_X86_64)
-        return fail(e, -XEN_EINVAL, "not a little-endian x86-64 ELF (machine %u)", h->machine);
+        return fail(e, -XEN_EINVAL, "not an ELF64 or ELF32 image (class %u, %zu bytes)", h->ident[EI_CLASS], e->len);
+    return 0;
+}
+
+static int check_header(struct pv_elf *e, const struct elf64_ehdr *h)
+{
+    size_t phsize = e->compat ? sizeof(struct elf32_phdr) : sizeof(struct elf64_phdr);
+
+    if (h->ident[EI_DATA] != ELFDATA2LSB || h->machine != (e->compat ? EM_386 : EM_X86_64))
+        return fail(e, -XEN_EINVAL, "not a little-endian %s ELF (machine %u)", e->compat ? "i386" : "x86-64",
+                    h->machine);
     if (h->type != ET_EXEC)
         return fail(e, -XEN_EINVAL, "ELF type %u is not an executable", h->type);
-    if (h->phentsize != sizeof(struct elf64_phdr) || !h->phnum ||
-        !in_image(e, h->phoff, (uint64_t)h->phnum * sizeof(struct elf64_phdr)))
+    if (h->phentsize != phsize || !h->phnum || !in_image(e, h->phoff, (uint64_t)h->phnum * phsize))
         return fail(e, -XEN_EINVAL, "the program header table is malformed or outside the file");
     return 0;
 }
@@ -296,7 +378,7 @@ static int check_addresses(struct pv_elf *e)
 {
     e->virt_kstart = e->pstart + e->virt_offset;
     e->virt_kend = e->pend + e->virt_offset;
-    if (e->virt_kend < e->virt_kstart || !guest_range_ok(e->virt_kstart, e->virt_kend))
+    if (e->virt_kend < e->virt_kstart || !guest_range_ok(e, e->virt_kstart, e->virt_kend))
         return fail(e, -XEN_EINVAL, "the kernel's virtual range %#lx-%#lx is not usable by a guest",
                     e->virt_kstart, e->virt_kend);
     if (e->virt_kstart < e->virt_base)
@@ -307,7 +389,7 @@ static int check_addresses(struct pv_elf *e)
     if (e->hypercall_page && (e->hypercall_page < e->virt_kstart || e->hypercall_page >= e->virt_kend ||
                               !IS_ALIGNED(e->hypercall_page, PAGE)))
         return fail(e, -XEN_EINVAL, "the hypercall page %#lx is not a page of the image", e->hypercall_page);
-    if (e->init_p2m && (!IS_ALIGNED(e->init_p2m, PAGE) || !guest_range_ok(e->init_p2m, e->init_p2m + PAGE) ||
+    if (e->init_p2m && (!IS_ALIGNED(e->init_p2m, PAGE) || !guest_range_ok(e, e->init_p2m, e->init_p2m + PAGE) ||
                         (e->init_p2m >= e->virt_base && e->init_p2m < e->virt_kend)))
         return fail(e, -XEN_EINVAL, "INIT_P2M %#lx is not a usable address", e->init_p2m);
     return 0;
@@ -315,16 +397,14 @@ static int check_addresses(struct pv_elf *e)
 
 int pv_elf_parse(struct pv_elf *e, const void *img, size_t len)
 {
-    struct note_vals v = { UNSET, UNSET, UNSET, UNSET, UNSET };
+    struct note_vals v = { UNSET, UNSET, UNSET, UNSET, UNSET, UNSET, false };
     struct elf64_ehdr h;
     int rc;
 
     memset(e, 0, sizeof(*e));
     e->img = img;
     e->len = len;
-    memset(&h, 0, sizeof(h));
-    memcpy(&h, img, MIN(len, sizeof(h)));
-    if ((rc = check_header(e, &h)) || (rc = load_segments(e, &h)))
+    if ((rc = read_ehdr(e, &h)) || (rc = check_header(e, &h)) || (rc = load_segments(e, &h)))
         return rc;
     if ((rc = find_notes(e, &h, &v)) < 0)
         return rc;
@@ -343,5 +423,18 @@ int pv_elf_parse(struct pv_elf *e, const void *img, size_t len)
     e->virt_entry = v.entry == UNSET ? h.entry : v.entry;
     e->hypercall_page = v.hypercall_page == UNSET ? 0 : v.hypercall_page;
     e->init_p2m = v.init_p2m == UNSET ? 0 : v.init_p2m;
+    if (e->compat) {
+        /* a 64-bit hypervisor runs 32-bit guests on PAE page tables only (Xen: "Unsupported
+         * PAE mode"), and its hole starts at 0xF5800000 at the highest */
+        if (!e->pae)
+            return fail(e, -XEN_EINVAL, "a 32-bit kernel without PAE (%s): a 64-bit hypervisor runs only PAE "
+                        "32-bit guests", v.pae_note ? "PAE_MODE note says no" : "no PAE_MODE note");
+        if (v.hv_start_low != UNSET && v.hv_start_low > COMPAT_HOLE_START)
+            return fail(e, -XEN_EINVAL, "HV_START_LOW %#lx: the hypervisor's hole starts at %#llx at the highest",
+                        v.hv_start_low, COMPAT_HOLE_START);
+        e->hv_start_low = v.hv_start_low == UNSET ? COMPAT_HOLE_START : v.hv_start_low;
+        if (e->virt_entry >> 32 || e->hypercall_page >> 32)
+            return fail(e, -XEN_EINVAL, "a 32-bit kernel's entry or hypercall page above 4 GiB");
+    }
     return check_addresses(e);
 }

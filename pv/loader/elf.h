@@ -23,13 +23,17 @@ struct pv_elf {
     uint64_t virt_kstart, virt_kend, virt_entry;
     uint64_t hypercall_page;            /* 0: none asked for */
     uint64_t init_p2m;                  /* 0: none asked for */
+    bool compat;                        /* an ELF32 i386 kernel: a 32-bit PV guest */
+    bool pae, pae_extended_cr3;         /* its PAE_MODE note (every accepted 32-bit kernel: pae) */
+    uint64_t hv_start_low;              /* 32-bit: where its addresses end (HV_START_LOW, at most 0xF5800000) */
     bool mod_start_pfn;
     uint32_t feat_supported, feat_required;     /* XENFEAT_* bits of submap 0 */
     char guest_os[16], loader[16], xen_version[16];
     char why[112];                      /* the one-line reason when parsing fails */
 };
 
-/* Parse and check an image in memory. 0, or -XEN_EINVAL/-XEN_EOPNOTSUPP with e->why set. */
+/* Parse and check an image in memory. 0, or -XEN_EINVAL/-XEN_EOPNOTSUPP with e->why set. A
+ * 32-bit kernel parses (e->compat); the builder decides whether it can run it. */
 int pv_elf_parse(struct pv_elf *e, const void *img, size_t len);
 /* The XENFEAT_ bit for a FEATURES note name, or -1 if unknown. */
 int pv_feature_bit(const char *name, size_t len);

@@ -112,8 +112,9 @@ static void test_bad(void)
 {
     struct pv_elf e;
 
-    CHECK_EQ(parse(&(struct spec){ .cls = ELFCLASS32, .pt_note = true }, &e), -XEN_EOPNOTSUPP);
-    CHECK(strstr(e.why, "32-bit") != NULL);
+    /* an ELF64 image labelled class 32: its header is not an i386 ELF32's */
+    CHECK_EQ(parse(&(struct spec){ .cls = ELFCLASS32, .pt_note = true }, &e), -XEN_EINVAL);
+    CHECK(strstr(e.why, "i386") != NULL);
     CHECK_EQ(parse(&(struct spec){ 0 }, &e), -XEN_EINVAL);                               /* no notes */
     CHECK(strstr(e.why, "no Xen ELF notes") != NULL);
     CHECK_EQ(parse(&(struct spec){ .pt_note = true, .entry = 0x200000 }, &e), -XEN_EINVAL);
@@ -131,11 +132,9 @@ static void test_bad(void)
 }
 
 /* Every truncation of a good image fails cleanly (and ASan sees no out-of-bounds read). */
-static void test_truncated(void)
+static void check_truncations(const uint8_t *b, size_t len)
 {
-    static uint8_t b[IMG_SIZE];
     struct pv_elf e;
-    size_t len = build(b, &(struct spec){ .pt_note = true });
     unsigned failed = 0;
 
     for (size_t n = 0; n < DATA_OFF + 0x800; n++) {
@@ -148,9 +147,114 @@ static void test_truncated(void)
     CHECK_EQ(pv_elf_parse(&e, b, len), 0);
 }
 
+static void test_truncated(void)
+{
+    static uint8_t b[IMG_SIZE];
+
+    check_truncations(b, build(b, &(struct spec){ .pt_note = true }));
+}
+
+/* A 32-bit PAE kernel (issue 19): ELF32 i386, 4-byte note values, PAE_MODE and HV_START_LOW. */
+struct spec32 {
+    const char *pae;                    /* PAE_MODE's string, NULL: no note */
+    uint32_t hv_start_low;              /* 0: no note */
+    uint32_t paddr, memsz;              /* the load segment; 0: 1 MiB, 0x2000 */
+    bool shdr_note;                     /* notes in a section only */
+};
+
+static size_t build32(uint8_t *b, const struct spec32 *s)
+{
+    Elf32_Ehdr *e = (Elf32_Ehdr *)b;
+    Elf32_Phdr *ph = (Elf32_Phdr *)(b + sizeof(*e));
+    uint32_t zero = 0, base = s->paddr ? s->paddr : 0x100000, entry = base + 0x10;
+    size_t n = NOTES_OFF;
+    unsigned nph = 0;
+
+    memset(b, 0, IMG_SIZE);
+    memcpy(e->e_ident, ELFMAG, SELFMAG);
+    e->e_ident[EI_CLASS] = ELFCLASS32;
+    e->e_ident[EI_DATA] = ELFDATA2LSB;
+    e->e_type = ET_EXEC;
+    e->e_machine = EM_386;
+    e->e_entry = entry;
+    e->e_phoff = sizeof(*e);
+    e->e_phentsize = sizeof(Elf32_Phdr);
+    e->e_ehsize = sizeof(*e);
+    n += note(b + n, XEN_ELFNOTE_GUEST_OS, "test", 5);
+    n += note(b + n, XEN_ELFNOTE_XEN_VERSION, "xen-3.0", 8);
+    n += note(b + n, XEN_ELFNOTE_LOADER, "generic", 8);
+    n += note(b + n, XEN_ELFNOTE_VIRT_BASE, &zero, 4);
+    n += note(b + n, XEN_ELFNOTE_PADDR_OFFSET, &zero, 4);
+    n += note(b + n, XEN_ELFNOTE_ENTRY, &entry, 4);
+    if (s->pae)
+        n += note(b + n, XEN_ELFNOTE_PAE_MODE, s->pae, (uint32_t)strlen(s->pae) + 1);
+    if (s->hv_start_low)
+        n += note(b + n, XEN_ELFNOTE_HV_START_LOW, &s->hv_start_low, 4);
+    ph[nph++] = (Elf32_Phdr){ .p_type = PT_LOAD, .p_offset = DATA_OFF, .p_vaddr = base, .p_paddr = base,
+                              .p_filesz = 0x800, .p_memsz = s->memsz ? s->memsz : 0x2000 };
+    if (!s->shdr_note)
+        ph[nph++] = (Elf32_Phdr){ .p_type = PT_NOTE, .p_offset = NOTES_OFF, .p_filesz = (uint32_t)(n - NOTES_OFF) };
+    e->e_phnum = (uint16_t)nph;
+    if (s->shdr_note) {
+        Elf32_Shdr *sh = (Elf32_Shdr *)(b + SHDR_OFF);
+        sh[1] = (Elf32_Shdr){ .sh_type = SHT_NOTE, .sh_offset = NOTES_OFF, .sh_size = (uint32_t)(n - NOTES_OFF) };
+        e->e_shoff = SHDR_OFF;
+        e->e_shentsize = sizeof(Elf32_Shdr);
+        e->e_shnum = 2;
+    }
+    return SHDR_OFF + 2 * sizeof(Elf32_Shdr);
+}
+
+static int parse32(const struct spec32 *s, struct pv_elf *e)
+{
+    static uint8_t b[IMG_SIZE];
+    size_t len = build32(b, s);
+    return pv_elf_parse(e, b, len);
+}
+
+static void test_elf32(void)
+{
+    struct pv_elf e;
+
+    CHECK_EQ(parse32(&(struct spec32){ .pae = "yes" }, &e), 0);
+    CHECK(e.compat && e.pae && !e.pae_extended_cr3);
+    CHECK_EQ(e.hv_start_low, 0xf5800000);
+    CHECK_EQ(e.virt_kstart, 0x100000);
+    CHECK_EQ(e.virt_kend, 0x102000);
+    CHECK_EQ(e.virt_entry, 0x100010);
+    CHECK(!strcmp(e.notes_from, "PT_NOTE"));
+    CHECK_EQ(parse32(&(struct spec32){ .pae = "yes", .shdr_note = true }, &e), 0);
+    CHECK(!strcmp(e.notes_from, "section headers"));
+    CHECK_EQ(parse32(&(struct spec32){ .pae = "extended-cr3" }, &e), 0);
+    CHECK(e.pae && e.pae_extended_cr3);
+    CHECK_EQ(parse32(&(struct spec32){ .pae = "bimodal" }, &e), 0);
+    CHECK(e.pae);
+
+    /* no PAE: a 64-bit hypervisor cannot run it */
+    CHECK_EQ(parse32(&(struct spec32){ 0 }, &e), -XEN_EINVAL);
+    CHECK(strstr(e.why, "no PAE_MODE note") != NULL);
+    CHECK_EQ(parse32(&(struct spec32){ .pae = "no" }, &e), -XEN_EINVAL);
+    CHECK(strstr(e.why, "without PAE") != NULL);
+
+    /* the hole: a kernel reaching into it, a HV_START_LOW above Xen's, one the kernel crosses */
+    CHECK_EQ(parse32(&(struct spec32){ .pae = "yes", .paddr = 0xf5700000, .memsz = 0x200000 }, &e), -XEN_EINVAL);
+    CHECK(strstr(e.why, "not usable") != NULL);
+    CHECK_EQ(parse32(&(struct spec32){ .pae = "yes", .paddr = 0xf5600000, .memsz = 0x200000 }, &e), 0);
+    CHECK_EQ(parse32(&(struct spec32){ .pae = "yes", .hv_start_low = 0xf6000000 }, &e), -XEN_EINVAL);
+    CHECK(strstr(e.why, "HV_START_LOW") != NULL);
+    CHECK_EQ(parse32(&(struct spec32){ .pae = "yes", .hv_start_low = 0xc0000000 }, &e), 0);
+    CHECK_EQ(e.hv_start_low, 0xc0000000);
+    CHECK_EQ(parse32(&(struct spec32){ .pae = "yes", .hv_start_low = 0xc0000000, .paddr = 0xc0000000 }, &e),
+             -XEN_EINVAL);
+
+    static uint8_t b[IMG_SIZE];
+    check_truncations(b, build32(b, &(struct spec32){ .pae = "yes" }));
+}
+
 void test_elf(void)
 {
     test_good();
     test_bad();
     test_truncated();
+    test_elf32();
 }

@@ -7,7 +7,7 @@ must refuse it with a one-line reason and SHUTDOWN_crash, never fault itself:
   overlap     a second PT_LOAD overlapping the first
   entry       the ENTRY note points outside the loaded image
   huge        a PT_LOAD claiming 1 TiB of memory
-  elf32       a 32-bit (PAE) ELF header: not a 64-bit kernel
+  elf32       an ELF64 image labelled ELFCLASS32: its header is not an i386 ELF32's
   corrupt-gz  a bzImage whose gzip payload has a corrupted byte
   corrupt-xz  a bzImage whose xz payload has a corrupted byte
 """
