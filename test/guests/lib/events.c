@@ -184,9 +184,15 @@ long vcpu_op(int cmd, unsigned vcpu, void *arg)
 	return HC(__HYPERVISOR_vcpu_op, cmd, vcpu, arg);
 }
 
+/* A 32-bit guest passes the 64-bit deadline in two registers, low half first (Xen 4.17
+ * xen/common/sched/compat.c, compat_set_timer_op(uint32_t lo, int32_t hi)). */
 long set_timer_op(uint64_t deadline)
 {
+#ifdef __i386__
+	return HC(__HYPERVISOR_set_timer_op, (uint32_t)deadline, (uint32_t)(deadline >> 32), 0);
+#else
 	return HC(__HYPERVISOR_set_timer_op, deadline, 0, 0);
+#endif
 }
 
 long sched_block(void)

@@ -27,8 +27,8 @@ static bool maps_own_pfn(unsigned long va, bool rw, const char *what)
 
 	return check(pte && level == 1 && PTE_MFN(pte) == mfn && mfn < m2p_slots &&
 		     mfn_to_pfn(mfn) == pfn && !!(pte & PTE_RW) == rw,
-		     "%s (%#lx): pte %#lx at level %d, pfn %#lx -> mfn %#lx, %s", what, va,
-		     (unsigned long)pte, level, pfn, mfn, rw ? "writable" : "read-only");
+		     "%s (%#lx): pte %#llx at level %d, pfn %#lx -> mfn %#lx, %s", what, va,
+		     (unsigned long long)pte, level, pfn, mfn, rw ? "writable" : "read-only");
 }
 
 static void order(void)
@@ -70,9 +70,11 @@ static void mappings(void)
 	      si->nr_pt_frames, bad);
 	maps_own_pfn(si->pt_base, false, "page table base");
 
-	/* Reading CR3 is a privileged instruction Xen emulates for PV guests. */
+	/* Reading CR3 is a privileged instruction Xen emulates for PV guests. A 32-bit guest's CR3
+	 * holds the frame of its L3 in the extended-CR3 format (xen-x86_32.h xen_cr3_to_pfn; Xen's
+	 * pv/emul-priv-op.c read_cr: compat_pfn_to_cr3), a 64-bit one's the L4's, shifted. */
 	__asm__ volatile("mov %%cr3, %0" : "=r"(cr3));
-	check(cr3 >> PAGE_SHIFT == pfn_to_mfn(si->pt_base >> PAGE_SHIFT),
+	check(xen_cr3_to_pfn(cr3) == pfn_to_mfn(si->pt_base >> PAGE_SHIFT),
 	      "CR3 (%#lx) is the frame of pt_base", cr3);
 }
 

@@ -2,6 +2,20 @@
 #include "guest.h"
 #include "memmap.h"
 
+#ifdef __i386__
+/* Xen's PV builder (xen/arch/x86/pv/dom0_build.c, which the shim builds its guest with) writes
+ * "xen-3.0-x86_%d%s": 32, and "p" for a PAE kernel */
+#define MAGIC "xen-3.0-x86_32p"
+/* One L3, the four L2s a 32-bit guest always gets (dom0_build.c: "# compat L2" is 4, and "Ensure
+ * the first four L3 entries are all populated": the fourth holds Xen's slots), an L1 */
+#define MIN_PT_FRAMES 6
+#define PT_FRAMES_WHAT "an L3, four L2s and an L1"
+#else
+#define MAGIC "xen-3.0-x86_64"
+#define MIN_PT_FRAMES 4
+#define PT_FRAMES_WHAT "L4 to L1"
+#endif
+
 static void magic_and_size(void)
 {
 	const start_info_t *si = start_info;
@@ -10,7 +24,7 @@ static void magic_and_size(void)
 	check(len < sizeof(si->magic), "magic is NUL-terminated");
 	printf("    magic \"%.32s\", nr_pages %lu (%lu MiB)\n", si->magic, si->nr_pages,
 	       si->nr_pages >> (20 - PAGE_SHIFT));
-	check(!strncmp(si->magic, "xen-3.0-x86_64", 14), "magic starts with xen-3.0-x86_64");
+	check(!strncmp(si->magic, MAGIC, sizeof(MAGIC) - 1), "magic starts with " MAGIC);
 	check(si->nr_pages > 0, "nr_pages > 0");
 }
 
@@ -35,8 +49,8 @@ static void shared(void)
 		return;
 	t = &((volatile shared_info_t *)shared_info)->vcpu_info[0].time;
 	version = t->version;
-	printf("    vcpu 0 time: version %u, system_time %lu ns, tsc mul %#x shift %d; wallclock %u s\n",
-	       version, (unsigned long)t->system_time, t->tsc_to_system_mul, t->tsc_shift,
+	printf("    vcpu 0 time: version %u, system_time %llu ns, tsc mul %#x shift %d; wallclock %u s\n",
+	       version, (unsigned long long)t->system_time, t->tsc_to_system_mul, t->tsc_shift,
 	       shared_info->wc_sec);
 	check(t->tsc_to_system_mul != 0, "vcpu 0's pvclock is set up (tsc_to_system_mul != 0)");
 }
@@ -62,7 +76,8 @@ static void boot_fields(void)
 	printf("    pt_base %#lx nr_pt_frames %lu mfn_list %#lx mod_start %#lx mod_len %lu\n",
 	       si->pt_base, si->nr_pt_frames, si->mfn_list, si->mod_start, si->mod_len);
 	printf("    first_p2m_pfn %#lx nr_p2m_frames %lu\n", si->first_p2m_pfn, si->nr_p2m_frames);
-	check(si->nr_pt_frames >= 4, "at least 4 bootstrap page-table frames (L4 to L1)");
+	check(si->nr_pt_frames >= MIN_PT_FRAMES, "at least %u bootstrap page-table frames (%s)", MIN_PT_FRAMES,
+	      PT_FRAMES_WHAT);
 	if (check(len < MAX_GUEST_CMDLINE, "cmd_line is NUL-terminated within %u bytes",
 		  MAX_GUEST_CMDLINE))
 		printf("    cmd_line \"%s\"\n", (const char *)si->cmd_line);
