@@ -36,6 +36,26 @@ uint64_t *pt_entry(unsigned long va, int level)
 	return &table[pt_index(va, level)];
 }
 
+#ifdef __i386__
+uint64_t *boot_xen_l2(void)
+{
+	uint64_t *e = pt_entry(HYPERVISOR_VIRT_START, 2);
+
+	if (!e)
+		test_fail("no bootstrap L2 under L3 slot 3");
+	return e - XEN_L2_FIRST;
+}
+#endif
+
+unsigned long xen_mfn(void)
+{
+#ifdef __i386__
+	return PTE_MFN(boot_xen_l2()[XEN_L2_FIRST]);
+#else
+	return PTE_MFN(((uint64_t *)start_info->pt_base)[256]);
+#endif
+}
+
 long page_ro(const void *va)
 {
 	return hypercall_update_va_mapping((unsigned long)va, pte_of(va, PTE_RO_FLAGS), UVMF_INVLPG);

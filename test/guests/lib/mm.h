@@ -29,7 +29,7 @@ uint64_t virt_to_maddr(const void *va);	/* the machine address mmu_update takes 
 #define PTE_RW_FLAGS (PTE_PRESENT | PTE_RW | PTE_ACCESSED | PTE_DIRTY)
 /* A non-leaf entry (L2..L4) as guests write them: user and writable, accessed. */
 #define PDE_FLAGS (PTE_PRESENT | PTE_RW | PTE_USER | PTE_ACCESSED)
-static inline uint64_t pte(unsigned long mfn, uint64_t flags)
+static inline uint64_t pte(uint64_t mfn, uint64_t flags)
 {
 	return ((uint64_t)mfn << 12) | flags;
 }
@@ -47,6 +47,9 @@ static inline bool l1e_matches(uint64_t entry, uint64_t val)
 {
 	if (entry == val)
 		return true;
+#ifdef __i386__
+	return false;	/* adjust_guest_l1e leaves a 32-bit guest's entries as written */
+#endif
 	return (val & PTE_PRESENT) && !(val & PTE_USER) && entry == (val | PTE_USER | (1ULL << 52));
 }
 
@@ -55,6 +58,19 @@ static inline bool l1e_matches(uint64_t entry, uint64_t val)
  * start_info->pt_base (the current L4); NULL if a table above is missing or a superpage.
  */
 uint64_t *pt_entry(unsigned long va, int level);
+
+/* A frame Xen owns, for the refusals of frames not ours: the first of the m2p's (64-bit: what
+ * L4 slot 256 points at; 32-bit: what the L2 under L3 slot 3 maps first in Xen's part). */
+unsigned long xen_mfn(void);
+
+#ifdef __i386__
+/* The first of Xen's slots in the L2 under a 32-bit guest's L3 slot 3: HV_START_LOW's
+ * (is_guest_l2_slot, COMPAT_L2_PAGETABLE_FIRST_XEN_SLOT; 428 for 0xF5800000), from which
+ * init_xen_pae_l2_slots fills it (the compat m2p). */
+#define XEN_L2_FIRST pt_index(HYPERVISOR_VIRT_START, 2)
+/* That L2 in the bootstrap tables (start_info->pt_base). */
+uint64_t *boot_xen_l2(void);
+#endif
 
 /* Remap our own page va read-only / writable with update_va_mapping(UVMF_INVLPG). */
 long page_ro(const void *va);

@@ -22,7 +22,21 @@
  *  - the same rule one level down: a pinned L3 and a pinned L2 may map themselves read-only (0),
  *    not writable (-EINVAL).
  *
- * Expect: stock PASS on xen; ours PASS on xen and none.
+ * The 32-bit PAE build (mmu-linear-pv32; Xen 4.17's compat rules, xen/arch/x86/mm.c): there is no
+ * L4 (the L4 checks are skipped, a line says so). The linear rules are the same code one level
+ * down: get_page_from_l2e falls back to get_l2_linear_pagetable (define_get_linear_pagetable, as
+ * for L4), so A is the bootstrap L2 we run on (the one under L3 slot 0, which maps our image) and
+ * B, C, D are pinned spare L2s; slot S of A maps va S << 21, and there page j is the frame A[j]
+ * points at (the L1 of va j << 21; at j = S, A itself). The self-map, the write fault (cr2 = its
+ * first store, the high half: lib/x86_32/probe.S) and the XSA-240 chains are checked as above.
+ * An L3 may not be linear in a 32-bit domain (get_page_from_l3e: !is_pv_32bit_domain): a pinned
+ * L3 (slot 3 an L2 of its own, promote_l3_table) mapping itself read-only is -EINVAL, where a
+ * plain L2 in that slot with the same flags is 0. A pinned L2 maps itself as above; the L2 under
+ * that L3's slot 3 (PGT_pae_xen_l2) may map itself in its last guest slot (0), not in its first
+ * Xen slot, HYPERVISOR_VIRT_START's (mod_l2_entry, is_guest_l2_slot: -EPERM).
+ *
+ * Expect: stock PASS on xen (64-bit and 32-bit); ours PASS on xen and none (64-bit; ours refuses
+ * 32-bit kernels).
  */
 #include "guest.h"
 #include "mm.h"
@@ -32,10 +46,17 @@ const char test_title[] = "mmu-linear: linear page tables, read-only only, one l
 
 #define S 300UL
 
+#ifdef __i386__
+/* no L4: the linear tables are L2s (get_l2_linear_pagetable, the same rules) */
+#define TOP 2
+#else
+#define TOP 4
+
 static unsigned long sext(unsigned long va)
 {
 	return va & (1UL << 47) ? va | 0xffff000000000000UL : va;
 }
+#endif
 
 static uint64_t *A;
 
@@ -52,8 +73,17 @@ static uint64_t ro(const void *t)
 static void self_map(void)
 {
 	void *win = page_alloc();
+#ifdef __i386__
+	/* A[S] = A: page j of va S << 21 is what A[j] points at; our window is in A's GiB (0) */
+	unsigned long l1e_va = (S << 21) + (((unsigned long)win >> 12) << 3);
+	unsigned long l4_va = S << 21 | S << 12;
+	/* the probe's 64-bit store is two, the high half first: it faults there */
+	unsigned long store_va = l1e_va + 4;
+#else
 	unsigned long l1e_va = sext(S << 39) + (((unsigned long)win >> 12) << 3);
 	unsigned long l4_va = sext(S << 39 | S << 30 | S << 21 | S << 12);
+	unsigned long store_va = l1e_va;
+#endif
 	uint64_t v = 0;
 	unsigned long n;
 	bool done;
@@ -64,16 +94,16 @@ static void self_map(void)
 		return;
 	done = probe_read((void *)l1e_va, &v);
 	check(done && v == *pt_entry((unsigned long)win, 1),
-	      "the linear map at %#lx reads the window's L1 entry %#lx (want %#lx)", l1e_va,
-	      (unsigned long)v, (unsigned long)*pt_entry((unsigned long)win, 1));
+	      "the linear map at %#lx reads the window's L1 entry %#llx (want %#llx)", l1e_va,
+	      (unsigned long long)v, (unsigned long long)*pt_entry((unsigned long)win, 1));
 	done = probe_read((void *)(l4_va + S * 8), &v);
-	check(done && PTE_MFN(v) == virt_to_mfn(A), "the L4 reads itself at %#lx: slot %lu = %#lx", l4_va,
-	      S, (unsigned long)v);
+	check(done && PTE_MFN(v) == virt_to_mfn(A), "the L%d reads itself at %#lx: slot %lu = %#llx", TOP,
+	      l4_va, S, (unsigned long long)v);
 	n = probe_fault.count;
 	done = probe_write((void *)l1e_va, 0);
 	check(!done && probe_fault.count == n + 1 && probe_fault.error == 3 &&
-	      probe_fault.cr2 == l1e_va, "a write through it faults: error %#lx cr2 %#lx",
-	      probe_fault.error, probe_fault.cr2);
+	      probe_fault.cr2 == store_va, "a write through it faults: error %#lx cr2 %#lx (want %#lx)",
+	      probe_fault.error, probe_fault.cr2, store_va);
 
 	rc = set(A, S + 1, ro(A) | PTE_RW);
 	check(rc == -XEN_EINVAL, "A[%lu] = A writable: %ld %s (want -EINVAL)", S + 1, rc, errno_name(rc));
@@ -92,8 +122,8 @@ static void chains(void)
 	uint64_t *B = page_alloc(), *C = page_alloc(), *D = page_alloc();
 	long rc;
 
-	if (page_ro(B) || page_ro(C) || page_ro(D) || pin(4, B) || pin(4, C) || pin(4, D))
-		test_fail("cannot pin three spare L4s");
+	if (page_ro(B) || page_ro(C) || page_ro(D) || pin(TOP, B) || pin(TOP, C) || pin(TOP, D))
+		test_fail("cannot pin three spare L%ds", TOP);
 
 	rc = set(A, S, ro(B));
 	check(rc == 0, "A[S] = B: %ld %s (A has a linear entry, B is used linearly)", rc, errno_name(rc));
@@ -128,6 +158,43 @@ static void chains(void)
 	check(rc == 0, "unpinning B, C, D: %ld", rc);
 }
 
+#ifdef __i386__
+/* The first of Xen's slots in an L2 under L3 slot 3: HYPERVISOR_VIRT_START's (is_guest_l2_slot,
+ * COMPAT_L2_PAGETABLE_FIRST_XEN_SLOT; 428 for 0xF5800000). */
+#define XEN_L2_FIRST pt_index(HYPERVISOR_VIRT_START, 2)
+
+static void lower_levels(void)
+{
+	uint64_t *l3 = page_alloc(), *l2 = page_alloc(), *xl2 = page_alloc();
+	long rc;
+
+	/* a PAE L3 pins with an L2 of its own in slot 3, its entries P alone (promote_l3_table) */
+	l3[3] = pte_of(xl2, PTE_PRESENT);
+	if (page_ro(xl2) || page_ro(l3) || page_ro(l2) || pin(3, l3) || pin(2, l2))
+		test_fail("cannot pin a spare L3 (with its slot-3 L2) and L2");
+	printf("skip: a pinned L3 mapping itself read-only (0 in 64-bit): no linear L3 in a 32-bit domain "
+	       "(get_page_from_l3e), checked as -EINVAL\n");
+	rc = set(l3, 1, ro(l3));
+	check(rc == -XEN_EINVAL, "L3[1] = itself read-only: %ld %s (want -EINVAL: no linear L3 in 32-bit)", rc,
+	      errno_name(rc));
+	rc = set(l3, 2, ro(l3) | PTE_RW);
+	check(rc == -XEN_EINVAL, "L3[2] = itself writable: %ld %s (want -EINVAL)", rc, errno_name(rc));
+	rc = set(l3, 1, ro(l2));
+	check(rc == 0, "L3[1] = a pinned L2, the same flags: %ld %s", rc, errno_name(rc));
+	rc = set(l2, 7, ro(l2));
+	check(rc == 0, "L2[7] = itself read-only: %ld %s", rc, errno_name(rc));
+	rc = set(l2, 8, ro(l2) | PTE_RW);
+	check(rc == -XEN_EINVAL, "L2[8] = itself writable: %ld %s (want -EINVAL)", rc, errno_name(rc));
+	rc = set(xl2, XEN_L2_FIRST - 1, ro(xl2));
+	check(rc == 0, "slot-3 L2[%u] (its last guest slot) = itself read-only: %ld %s", XEN_L2_FIRST - 1, rc,
+	      errno_name(rc));
+	rc = set(xl2, XEN_L2_FIRST, ro(xl2));
+	check(rc == -XEN_EPERM, "slot-3 L2[%u] (Xen's) = itself read-only: %ld %s (want -EPERM)", XEN_L2_FIRST,
+	      rc, errno_name(rc));
+	rc = set(l3, 1, 0) | set(l2, 7, 0) | set(xl2, XEN_L2_FIRST - 1, 0) | unpin(l3) | unpin(l2);
+	check(rc == 0, "cleared and unpinned: %ld", rc);
+}
+#else
 static void lower_levels(void)
 {
 	uint64_t *l3 = page_alloc(), *l2 = page_alloc();
@@ -146,12 +213,21 @@ static void lower_levels(void)
 	rc = set(l3, 7, 0) | set(l2, 7, 0) | unpin(l3) | unpin(l2);
 	check(rc == 0, "cleared and unpinned: %ld", rc);
 }
+#endif
 
 void test_main(void)
 {
+#ifdef __i386__
+	printf("skip: L4 linear maps (the self-map, the XSA-240 chains): no L4 in a 32-bit PAE guest; "
+	       "the same checks run on L2s (get_l2_linear_pagetable)\n");
+	A = pt_entry(0, 2);	/* the bootstrap L2 under L3 slot 0, mapping our image */
+	if (!A)
+		test_fail("no bootstrap L2 for va 0");
+#else
 	A = (uint64_t *)start_info->pt_base;
+#endif
 	if (A[S] || A[S + 1])
-		test_fail("L4 slots %lu/%lu are in use", S, S + 1);
+		test_fail("L%d slots %lu/%lu are in use", TOP, S, S + 1);
 	/* Plain #PFs on read-only page tables, not emulated writes. */
 	vm_assist(VMASST_CMD_disable, VMASST_TYPE_writable_pagetables);
 	self_map();

@@ -15,7 +15,17 @@
  *    second one puts it back; for a Xen frame and for mfn 1<<35 it is -EINVAL, and in a batch
  *    the good update before the bad one is done (done = 1).
  *
- * Expect: stock PASS on xen; ours PASS on xen and none.
+ * The 32-bit PAE build (mmu-m2p-pv32; Xen 4.17's compat rules): the m2p is the compat one, 32-bit
+ * entries at MACH2PHYS_VIRT_START (0xF5800000, HYPERVISOR_VIRT_START_PAE), mapped by Xen's slots of
+ * the L2 under L3 slot 3 (init_xen_pae_l2_slots); XENMEM_machphys_mapping says so
+ * (compat_arch_memory_op). set_gpfn_from_mfn writes that table too, so MMU_MACHPHYS_UPDATE reads
+ * back through it. The Xen frame is the compat m2p's own (the first of Xen's L2 slots). A 64-bit
+ * `mov` is two 4-byte stores there, high half first (lib/x86_32/probe.S): aimed so that its first
+ * store is the slot's, it faults there with the same #PF; `lock cmpxchg8b` on the slot and the
+ * next one faults at the slot; neither neighbour changes.
+ *
+ * Expect: stock PASS on xen (64-bit and 32-bit); ours PASS on xen and none (64-bit; ours refuses
+ * 32-bit kernels).
  */
 #include "guest.h"
 #include "mm.h"
@@ -23,10 +33,23 @@
 
 const char test_title[] = "mmu-m2p: the read-only m2p, its faults and MMU_MACHPHYS_UPDATE";
 
-static unsigned long xen_mfn(void)
+#ifdef __i386__
+/* Where a compat guest's m2p is: XENMEM_machphys_mapping (compat_arch_memory_op) gives
+ * MACH2PHYS_COMPAT_VIRT_START(d) = HYPERVISOR_COMPAT_VIRT_START(d), the 0xF5800000 of
+ * public/arch-x86/xen-x86_32.h, to MACH2PHYS_COMPAT_VIRT_END (0xFFE00000, Xen's asm/config.h),
+ * and max_mfn = the entries in between - 1 (MACH2PHYS_COMPAT_NR_ENTRIES). */
+static void where(void)
 {
-	return PTE_MFN(((uint64_t *)start_info->pt_base)[256]);
+	struct xen_machphys_mapping mp = { 0 };
+	long rc = hypercall_memory_op(XENMEM_machphys_mapping, &mp);
+
+	check(rc == 0 && mp.v_start == (unsigned long)machine_to_phys_mapping && mp.v_start == 0xF5800000UL &&
+	      mp.v_end == 0xFFE00000UL && mp.max_mfn == (mp.v_end - mp.v_start) / 4 - 1,
+	      "XENMEM_machphys_mapping: %ld, v_start %#lx v_end %#lx max_mfn %#lx (want %p, 0xffe00000, "
+	      "the entries between - 1)", rc, (unsigned long)mp.v_start, (unsigned long)mp.v_end,
+	      (unsigned long)mp.max_mfn, (void *)machine_to_phys_mapping);
 }
+#endif
 
 static void lookups(void)
 {
@@ -49,8 +72,20 @@ static void writes_fault(void)
 	unsigned long *slot = (unsigned long *)&machine_to_phys_mapping[mfn];
 	uint64_t seen = 0;
 	unsigned long n = probe_fault.count;
+#ifdef __i386__
+	/* 4-byte entries; the probes' 64-bit mov is two stores, the high half first: aimed at the
+	 * entry before so that its first store (0x1234) is the slot's. cmpxchg8b takes the slot and
+	 * the next entry, expecting what they hold. */
+	const unsigned long prev = slot[-1], next = slot[1];
+	void *wr = slot - 1;
+	const uint64_t wval = (uint64_t)0x1234 << 32 | prev;
+	const uint64_t expect = (uint64_t)next << 32 | pfn, nval = (uint64_t)next << 32 | 0x1234;
+#else
+	void *wr = slot;
+	const uint64_t wval = 0x1234, expect = pfn, nval = 0x1234;
+#endif
 	/* Probe first: check()'s arguments are evaluated in no fixed order. */
-	bool done = probe_write(slot, 0x1234);
+	bool done = probe_write(wr, wval);
 
 	check(!done && probe_fault.count == n + 1 && probe_fault.vector == 14 &&
 	      probe_fault.error == 3 && probe_fault.cr2 == (unsigned long)slot &&
@@ -58,13 +93,17 @@ static void writes_fault(void)
 	      "mov to m2p[%#lx] faults: vector %lu error %#lx cr2 %#lx rip %#lx (want 14, 0x3, %p, %p)",
 	      mfn, probe_fault.vector, probe_fault.error, probe_fault.cr2, probe_fault.rip,
 	      (void *)slot, (void *)probe_insn_write);
-	done = probe_cmpxchg(slot, pfn, 0x1234, &seen);
+	done = probe_cmpxchg(slot, expect, nval, &seen);
 	check(!done && probe_fault.count == n + 2 && probe_fault.vector == 14 &&
 	      probe_fault.error == 3 && probe_fault.cr2 == (unsigned long)slot &&
 	      probe_fault.rip == (unsigned long)probe_insn_cmpxchg,
 	      "lock cmpxchg on it faults: vector %lu error %#lx cr2 %#lx rip %#lx", probe_fault.vector,
 	      probe_fault.error, probe_fault.cr2, probe_fault.rip);
 	check(*slot == pfn, "the slot still reads pfn %#lx (%#lx)", pfn, *slot);
+#ifdef __i386__
+	check(slot[-1] == prev && slot[1] == next, "and its neighbours theirs: %#lx %#lx (want %#lx %#lx)",
+	      slot[-1], slot[1], prev, next);
+#endif
 }
 
 static void machphys_update(void)
@@ -85,7 +124,7 @@ static void machphys_update(void)
 	rc = mmu_update1(((uint64_t)xen_mfn() << PAGE_SHIFT) | MMU_MACHPHYS_UPDATE, other);
 	check(rc == -XEN_EINVAL, "MMU_MACHPHYS_UPDATE of a Xen frame: %ld %s (want -EINVAL)", rc,
 	      errno_name(rc));
-	rc = mmu_update1((1UL << 47) | MMU_MACHPHYS_UPDATE, other);
+	rc = mmu_update1((1ULL << 47) | MMU_MACHPHYS_UPDATE, other);
 	check(rc == -XEN_EINVAL, "MMU_MACHPHYS_UPDATE of mfn 1<<35: %ld %s (want -EINVAL)", rc,
 	      errno_name(rc));
 
@@ -105,6 +144,9 @@ static void machphys_update(void)
 
 void test_main(void)
 {
+#ifdef __i386__
+	where();
+#endif
 	lookups();
 	writes_fault();
 	machphys_update();

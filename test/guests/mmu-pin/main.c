@@ -63,34 +63,6 @@
 
 const char test_title[] = "mmu-pin: pin and unpin page tables at each level";
 
-#ifdef __i386__
-/* The first of Xen's slots in the L2 under L3 slot 3: HV_START_LOW's (is_guest_l2_slot,
- * COMPAT_L2_PAGETABLE_FIRST_XEN_SLOT; 428 for 0xF5800000). */
-#define XEN_L2_FIRST pt_index(HYPERVISOR_VIRT_START, 2)
-
-/* The L2 that L3 slot 3 of the bootstrap tables (start_info->pt_base) uses. */
-static const uint64_t *boot_xen_l2(void)
-{
-	const uint64_t *e = pt_entry(HYPERVISOR_VIRT_START, 2);
-
-	if (!e)
-		test_fail("no bootstrap L2 under L3 slot 3");
-	return e - XEN_L2_FIRST;
-}
-
-/* A Xen frame: what the bootstrap L2 maps first at the compat m2p, owned by Xen, not by us. */
-static unsigned long xen_mfn(void)
-{
-	return PTE_MFN(boot_xen_l2()[XEN_L2_FIRST]);
-}
-#else
-/* A Xen frame: the L3 behind L4 slot 256 (the m2p), owned by Xen, not by us. */
-static unsigned long xen_mfn(void)
-{
-	return PTE_MFN(((uint64_t *)start_info->pt_base)[256]);
-}
-#endif
-
 static void l1_rules(void)
 {
 	uint64_t *l1 = page_alloc(), *data = page_alloc(), *w = page_alloc();

@@ -55,43 +55,6 @@ const char test_title[] = "mmu-validate: entries refused and accepted at each le
 #define PTE_PAT 0x080UL	/* bit 7 in an L1 entry */
 #define PTE_G   0x100UL
 
-#ifdef __i386__
-/* The first of Xen's slots in the L2 under L3 slot 3: HV_START_LOW's (is_guest_l2_slot,
- * COMPAT_L2_PAGETABLE_FIRST_XEN_SLOT; 428 for 0xF5800000). */
-#define XEN_L2_FIRST pt_index(HYPERVISOR_VIRT_START, 2)
-
-/* The L2 that L3 slot 3 of the bootstrap tables uses (Xen's compat slots from XEN_L2_FIRST). */
-static uint64_t *boot_xen_l2(void)
-{
-	uint64_t *e = pt_entry(HYPERVISOR_VIRT_START, 2);
-
-	if (!e)
-		test_fail("no bootstrap L2 under L3 slot 3");
-	return e - XEN_L2_FIRST;
-}
-
-/* A Xen frame: what the bootstrap L2 maps first at the compat m2p, owned by Xen, not by us. */
-static unsigned long xen_mfn(void)
-{
-	return PTE_MFN(boot_xen_l2()[XEN_L2_FIRST]);
-}
-
-/* adjust_guest_l1e changes nothing in a compat guest's L1 entries: they read back as written. */
-static bool l1e_ok(uint64_t entry, uint64_t val)
-{
-	return entry == val;
-}
-#else
-static unsigned long xen_mfn(void)
-{
-	return PTE_MFN(((uint64_t *)start_info->pt_base)[256]);
-}
-
-static bool l1e_ok(uint64_t entry, uint64_t val)
-{
-	return l1e_matches(entry, val);
-}
-#endif
 
 static uint64_t *win, *win_l1e, *data, *l1;
 
@@ -101,7 +64,7 @@ static void uvm_expect(uint64_t val, long want, const char *what)
 	uint64_t before = *win_l1e;
 	long rc = hypercall_update_va_mapping((unsigned long)win, val, UVMF_INVLPG);
 
-	check(rc == want && (rc || l1e_ok(*win_l1e, val)) && (!rc || *win_l1e == before),
+	check(rc == want && (rc || l1e_matches(*win_l1e, val)) && (!rc || *win_l1e == before),
 	      "update_va_mapping %s: %ld %s (want %ld %s), entry %#llx", what, rc, errno_name(rc),
 	      want, errno_name(want), (unsigned long long)*win_l1e);
 }
@@ -312,7 +275,7 @@ static void mmu_update_cmds(void)
 	      "window -> data with A|D: %ld, entry %#llx", rc, (unsigned long long)*win_l1e);
 	rc = mmu_update1(virt_to_maddr(win_l1e) | MMU_PT_UPDATE_PRESERVE_AD,
 			 pte_of(data, PTE_PRESENT | PTE_RW));
-	check(rc == 0 && l1e_ok(*win_l1e, pte_of(data, PTE_RW_FLAGS)),
+	check(rc == 0 && l1e_matches(*win_l1e, pte_of(data, PTE_RW_FLAGS)),
 	      "MMU_PT_UPDATE_PRESERVE_AD without A|D: %ld %s, entry %#llx keeps A|D", rc, errno_name(rc),
 	      (unsigned long long)*win_l1e);
 	rc = mmu_update1(virt_to_maddr(win_l1e) | MMU_PT_UPDATE_PRESERVE_AD, pte_of(l1, PTE_RW_FLAGS));
@@ -320,7 +283,7 @@ static void mmu_update_cmds(void)
 	      rc, errno_name(rc));
 	/* MMU_PT_UPDATE_NO_TRANSLATE: for a PV (untranslated) guest the same as a normal update. */
 	rc = mmu_update1(virt_to_maddr(win_l1e) | MMU_PT_UPDATE_NO_TRANSLATE, pte_of(win, PTE_RW_FLAGS));
-	check(rc == 0 && l1e_ok(*win_l1e, pte_of(win, PTE_RW_FLAGS)),
+	check(rc == 0 && l1e_matches(*win_l1e, pte_of(win, PTE_RW_FLAGS)),
 	      "MMU_PT_UPDATE_NO_TRANSLATE back to the window's frame: %ld %s", rc, errno_name(rc));
 	invlpg(win);
 	rc = mmu_update1(virt_to_maddr(&data[9]), 0x1234567890abcdefULL);
