@@ -40,16 +40,11 @@ static uint64_t stale[STALE_MAX];
 static unsigned nr_stale;
 static uint32_t stale_since;            /* the TLB-flush clock when the last of them went stale */
 
-/* Linear-page-table counts (rare: Linux never makes them), Xen's linear_pt_count: > 0 = this
- * table has that many linear entries to other tables; < 0 = that many such entries map it. */
-#define LIN_MAX 64
-static struct { uint64_t mfn; int32_t n; } lin[LIN_MAX];
-
 void pt_init(uint32_t *info, uint64_t nr, bool strip_global)
 {
     pv_mm = (struct pv_mm){ .info = info, .nr = nr, .strip_global = strip_global };
     nr_stale = 0;
-    memset(lin, 0, sizeof(lin));
+    pt_lin_reset();
 }
 
 void pt_fix_writable(uint64_t mfn)
@@ -95,52 +90,6 @@ static void mark_stale(uint64_t mfn)
     pv_mm.info[mfn] |= PGI_STALE;
     stale[nr_stale++] = mfn;
     stale_since = pt_clock_stamp();
-}
-
-/* ---- linear counts ---- */
-
-static int32_t *lin_slot(uint64_t mfn, bool create)
-{
-    int free_i = -1;
-
-    for (int i = 0; i < LIN_MAX; i++) {
-        if (lin[i].n && lin[i].mfn == mfn)
-            return &lin[i].n;
-        if (!lin[i].n && free_i < 0)
-            free_i = i;
-    }
-    if (!create || free_i < 0)
-        return NULL;
-    lin[free_i].mfn = mfn;
-    return &lin[free_i].n;
-}
-
-int32_t pt_linear_count(uint64_t mfn)
-{
-    int32_t *n = lin_slot(mfn, false);
-
-    return n ? *n : 0;
-}
-
-/* Add d (+1: one more linear entry in this table; -1: one more use of it as a target). */
-static bool lin_add(uint64_t mfn, int32_t d)
-{
-    int32_t cur = pt_linear_count(mfn), *n;
-
-    if ((d > 0 && cur < 0) || (d < 0 && cur > 0) || cur == INT16_MAX || cur == INT16_MIN)
-        return false;
-    if (!(n = lin_slot(mfn, true)))
-        return false;                   /* table full: refuse the linear entry */
-    *n += d;
-    return true;
-}
-
-static void lin_undo(uint64_t mfn, int32_t d)
-{
-    int32_t *n = lin_slot(mfn, false);
-
-    ASSERT(n && ((d > 0 && *n > 0) || (d < 0 && *n < 0)));
-    *n -= d;
 }
 
 /* ---- types ---- */
@@ -253,10 +202,10 @@ static bool get_linear(unsigned level, uint64_t table, uint64_t target, uint64_t
     uint32_t x = pv_mm.info[target];
     if (pgi_type(x) != level || !(x & PGI_VALIDATED) || pgi_count(x) == PGI_COUNT_MASK)
         return false;
-    if (!lin_add(table, 1))
+    if (!pt_lin_add(table, 1))
         return false;
-    if (!lin_add(target, -1)) {
-        lin_undo(table, 1);
+    if (!pt_lin_add(target, -1)) {
+        pt_lin_undo(table, 1);
         return false;
     }
     pv_mm.info[target]++;
@@ -290,8 +239,8 @@ void pt_put_entry(unsigned level, uint64_t table_mfn, unsigned slot, uint64_t e)
     if (target == table_mfn)
         return;
     if (pgi_type(pv_mm.info[target]) == level) {        /* a linear entry: undo get_linear */
-        lin_undo(target, -1);
-        lin_undo(table_mfn, 1);
+        pt_lin_undo(target, -1);
+        pt_lin_undo(table_mfn, 1);
     }
     pt_put_type(target);
 }

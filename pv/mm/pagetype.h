@@ -87,6 +87,12 @@ void pt_l4_init_reserved(uint64_t *l4);
 
 /* Xen's linear_pt_count of a table: > 0 its linear entries to others, < 0 its uses as their target. */
 int32_t pt_linear_count(uint64_t mfn);
+/* pagetype_linear.c, for pagetype.c: add d to a frame's count (+1: one more linear entry in
+ * this table; -1: one more use of it as a target); false if that would make it both, overflow,
+ * or the table of counts is full. pt_lin_undo takes back an add that succeeded. */
+bool pt_lin_add(uint64_t mfn, int32_t d);
+void pt_lin_undo(uint64_t mfn, int32_t d);
+void pt_lin_reset(void);                /* no counts (pt_init) */
 
 /* Recount every reference (pins, entries of validated tables, extra[mfn] given by the caller, e.g.
  * CR3s) and check the invariants: 0, or -1 and *why. Scratch arrays of pv_mm.nr words. */
