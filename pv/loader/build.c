@@ -250,6 +250,9 @@ int pv_build(const struct boot_info *bi)
         return rc;
     if ((rc = pv_elf_parse(&build_elf, k.elf, k.elf_len)))
         return fail(rc, "%s", build_elf.why);
+    if (build_elf.note_cut)
+        pr_warn("guest: the kernel's note at file offset %#lx runs past the end of the file: skipped, as Xen does\n",
+                build_elf.note_cut);
     if (build_elf.compat)
         return fail(-XEN_EOPNOTSUPP, "a 32-bit PAE kernel: 32-bit (PAE) PV guests are not supported yet");
     pv_dom.features = (1u << XENFEAT_mmu_pt_update_preserve_ad) | (1u << XENFEAT_highmem_assist) |

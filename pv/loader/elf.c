@@ -9,8 +9,8 @@
 
 #define XEN_HOLE_START 0xffff800000000000ull
 #define XEN_HOLE_END   0xffff880000000000ull
-/* A 32-bit guest's hole: from HYPERVISOR_COMPAT_VIRT_START (at most this, Xen's PAE default;
- * a HV_START_LOW note may only lower what the guest uses) to 4 GiB. */
+/* A 32-bit guest's hole: from HYPERVISOR_COMPAT_VIRT_START (Xen's PAE default; a shim's guest
+ * keeps it whatever its HV_START_LOW says) to 4 GiB. */
 #define COMPAT_HOLE_START 0xf5800000ull
 #define PAGE           4096ull
 
@@ -163,7 +163,7 @@ static int check_addresses(struct pv_elf *e)
 
 int pv_elf_parse(struct pv_elf *e, const void *img, size_t len)
 {
-    struct note_vals v = { UNSET, UNSET, UNSET, UNSET, UNSET, UNSET, false };
+    struct note_vals v = { UNSET, UNSET, UNSET, UNSET, UNSET };
     struct elf64_ehdr h;
     int rc;
 
@@ -190,15 +190,12 @@ int pv_elf_parse(struct pv_elf *e, const void *img, size_t len)
     e->hypercall_page = v.hypercall_page == UNSET ? 0 : v.hypercall_page;
     e->init_p2m = v.init_p2m == UNSET ? 0 : v.init_p2m;
     if (e->compat) {
-        /* a 64-bit hypervisor runs 32-bit guests on PAE page tables only (Xen: "Unsupported
-         * PAE mode"), and its hole starts at 0xF5800000 at the highest */
-        if (!e->pae)
-            return fail(e, -XEN_EINVAL, "a 32-bit kernel without PAE (%s): a 64-bit hypervisor runs only PAE "
-                        "32-bit guests", v.pae_note ? "PAE_MODE note says no" : "no PAE_MODE note");
-        if (v.hv_start_low != UNSET && v.hv_start_low > COMPAT_HOLE_START)
-            return fail(e, -XEN_EINVAL, "HV_START_LOW %#lx: the hypervisor's hole starts at %#llx at the highest",
-                        v.hv_start_low, COMPAT_HOLE_START);
-        e->hv_start_low = v.hv_start_low == UNSET ? COMPAT_HOLE_START : v.hv_start_low;
+        /* As Xen's builder of a shim's guest (dom0_construct_pv): a 32-bit guest runs on PAE
+         * page tables whatever its PAE_MODE says (a 64-bit hypervisor has no other kind), its
+         * HV_START_LOW is not looked at (the hole stays at 0xF5800000), and INIT_P2M is
+         * ignored ("P2M table base ignored"). */
+        e->hv_start_low = COMPAT_HOLE_START;
+        e->init_p2m = 0;
         if (e->virt_entry >> 32 || e->hypercall_page >> 32)
             return fail(e, -XEN_EINVAL, "a 32-bit kernel's entry or hypercall page above 4 GiB");
     }

@@ -24,8 +24,9 @@ struct pv_elf {
     uint64_t hypercall_page;            /* 0: none asked for */
     uint64_t init_p2m;                  /* 0: none asked for */
     bool compat;                        /* an ELF32 i386 kernel: a 32-bit PV guest */
-    bool pae, pae_extended_cr3;         /* its PAE_MODE note (every accepted 32-bit kernel: pae) */
-    uint64_t hv_start_low;              /* 32-bit: where its addresses end (HV_START_LOW, at most 0xF5800000) */
+    bool pae, pae_extended_cr3;         /* its PAE_MODE note (it runs on PAE tables either way) */
+    uint64_t hv_start_low;              /* 32-bit: where its addresses end (the hole: 0xF5800000) */
+    uint64_t note_cut;                  /* a note cut off by the end of the file, skipped: its offset */
     bool mod_start_pfn;
     uint32_t feat_supported, feat_required;     /* XENFEAT_* bits of submap 0 */
     char guest_os[16], loader[16], xen_version[16];

@@ -55,8 +55,7 @@ struct elf_nhdr {
 
 /* The values of the Xen notes a kernel carries (UNSET: not there). */
 struct note_vals {
-    uint64_t entry, virt_base, paddr_offset, hypercall_page, init_p2m, hv_start_low;
-    bool pae_note;
+    uint64_t entry, virt_base, paddr_offset, hypercall_page, init_p2m;
 };
 
 /* A refusal: its reason (e->why, the builder's FATAL line) is also ERR's, with the caller's

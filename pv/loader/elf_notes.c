@@ -77,12 +77,11 @@ static int parse_features(struct pv_elf *e, const uint8_t *d, uint32_t n)
 
 /* PAE_MODE, as Xen's libelf reads it: "yes", "bimodal" or "extended-cr3" (the L3 may lie above
  * 4 GiB); anything else ("no") is a non-PAE kernel. */
-static void pae_mode(struct pv_elf *e, struct note_vals *v, const uint8_t *d, uint32_t n)
+static void pae_mode(struct pv_elf *e, const uint8_t *d, uint32_t n)
 {
     char m[16];
 
     desc_str(m, sizeof(m), d, n);
-    v->pae_note = true;
     e->pae = !strcmp(m, "yes") || strstr(m, "bimodal") || strstr(m, "extended-cr3");
     e->pae_extended_cr3 = strstr(m, "extended-cr3") != NULL;
 }
@@ -95,8 +94,7 @@ static int one_note(struct pv_elf *e, struct note_vals *v, uint32_t type, const 
     case XEN_ELFNOTE_PADDR_OFFSET:   v->paddr_offset = desc_num(d, n); break;
     case XEN_ELFNOTE_HYPERCALL_PAGE: v->hypercall_page = desc_num(d, n); break;
     case XEN_ELFNOTE_INIT_P2M:       v->init_p2m = desc_num(d, n); break;
-    case XEN_ELFNOTE_HV_START_LOW:   v->hv_start_low = desc_num(d, n); break;
-    case XEN_ELFNOTE_PAE_MODE:       pae_mode(e, v, d, n); break;
+    case XEN_ELFNOTE_PAE_MODE:       pae_mode(e, d, n); break;
     case XEN_ELFNOTE_MOD_START_PFN:  e->mod_start_pfn = desc_num(d, n) != 0; break;
     case XEN_ELFNOTE_GUEST_OS:       desc_str(e->guest_os, sizeof(e->guest_os), d, n); break;
     case XEN_ELFNOTE_LOADER:         desc_str(e->loader, sizeof(e->loader), d, n); break;
@@ -109,13 +107,17 @@ static int one_note(struct pv_elf *e, struct note_vals *v, uint32_t type, const 
         break;                          /* L1_MFN_VALID, PHYS32_ENTRY...: not ours to use */
     }
     if ((type == XEN_ELFNOTE_ENTRY || type == XEN_ELFNOTE_VIRT_BASE || type == XEN_ELFNOTE_PADDR_OFFSET ||
-         type == XEN_ELFNOTE_HYPERCALL_PAGE || type == XEN_ELFNOTE_INIT_P2M || type == XEN_ELFNOTE_HV_START_LOW) &&
+         type == XEN_ELFNOTE_HYPERCALL_PAGE || type == XEN_ELFNOTE_INIT_P2M) &&
         n != 8 && n != 4)
         return fail(e, -XEN_EINVAL, "Xen note %u has a %u-byte value (want 4 or 8)", type, n);
     return 0;
 }
 
-/* The notes in [off, off + size): how many were Xen's, or a negative error. */
+/* The notes in [off, off + size): how many were Xen's, or a negative error. Walked as Xen's
+ * libelf walks them: a note starts below the area's end, and one whose name or value runs past
+ * the area is still read if it lies within the file; one that runs past the end of the file is
+ * skipped and ends the walk (libelf cannot read it and goes on without it). PV GRUB i386's image
+ * is one: its last note, PAE_MODE, is cut off by the end of the file. */
 static int scan_notes(struct pv_elf *e, struct note_vals *v, uint64_t off, uint64_t size)
 {
     int found = 0;
@@ -123,20 +125,25 @@ static int scan_notes(struct pv_elf *e, struct note_vals *v, uint64_t off, uint6
     if (!pv_elf_in_image(e, off, size))
         return fail(e, -XEN_EINVAL, "a note area (offset %#lx, %#lx bytes) lies outside the file", off, size);
     uint64_t end = off + size;
-    while (end - off >= sizeof(struct elf_nhdr)) {
+    while (off < end) {
         struct elf_nhdr h;
+        if (!pv_elf_in_image(e, off, sizeof(h))) {
+            e->note_cut = off;
+            break;
+        }
         memcpy(&h, e->img + off, sizeof(h));
         uint64_t name = off + sizeof(h), desc = name + ALIGN_UP((uint64_t)h.namesz, 4);
-        uint64_t next = desc + ALIGN_UP((uint64_t)h.descsz, 4);
-        if (desc > end || next > end || h.namesz > size || h.descsz > size)
-            return fail(e, -XEN_EINVAL, "a truncated or oversized note at offset %#lx", off);
+        if (!pv_elf_in_image(e, name, h.namesz) || !pv_elf_in_image(e, desc, h.descsz)) {
+            e->note_cut = off;
+            break;
+        }
         if (h.namesz == 4 && !memcmp(e->img + name, "Xen", 4)) {
             int rc = one_note(e, v, h.type, e->img + desc, h.descsz);
             if (rc)
                 return rc;
             found++;
         }
-        off = next;
+        off = desc + ALIGN_UP((uint64_t)h.descsz, 4);
     }
     return found;
 }
