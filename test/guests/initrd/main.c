@@ -10,7 +10,10 @@
  * length, so the last page is partial) and carries its own length and checksum, so this test
  * needs no other input than the module.
  *
- * Expect: stock PASS on xen; ours PASS on xen and none.
+ * The 32-bit build: the same layout (dom0_construct_pv) with a p2m of 4-byte entries, which it
+ * checks as well.
+ *
+ * Expect: stock PASS on xen, the 32-bit build too; ours PASS on xen and none (64-bit).
  */
 #include "guest.h"
 #include "ramdisk.h"
@@ -48,6 +51,15 @@ static void placement(unsigned long mod, unsigned long mod_end)
 	check(!overlaps(mod, mod_end, boot_rsp - PAGE_SIZE, boot_rsp), "the module does not overlap the stack");
 	check(mod_end <= bootstrap_end(), "the module lies inside the bootstrap region (ends %#lx)",
 	      bootstrap_end());
+#ifdef __i386__
+	/*
+	 * dom0_construct_pv (xen/arch/x86/pv/dom0_build.c): a compat guest's p2m has 4-byte entries
+	 * (vphysmap_end counts sizeof(unsigned int) each), and start_info follows it at
+	 * round_pgup(vphysmap_end); 8-byte entries would put start_info past p2m_end.
+	 */
+	check(sip == p2m_end, "the p2m holds 4-byte entries: start_info %#lx right after it (%#lx)", sip,
+	      p2m_end);
+#endif
 }
 
 /* Each page of the module maps the pfn of its address (VIRT_BASE 0), writable, p2m and m2p agreeing. */

@@ -22,7 +22,14 @@
  * multicall: every entry runs whatever the others return; each result lands in its entry
  * (0, 0, -EBUSY, -ENOSYS, 0 here) and the multicall itself returns 0.
  *
- * Expect: stock PASS on xen; ours PASS on xen and none.
+ * The 32-bit PAE build (pv32) runs the same checks through Xen's compat entry points: the PAE
+ * entry goes to update_va_mapping as two 32-bit args, low half first (compat_update_va_mapping;
+ * in a multicall entry args[1] = low, args[2] = high, args[3] = flags), the UVMF_MULTI bitmap is
+ * read in 32-bit words (vcpumask_to_pcpumask), and the unreadable address is 2 GiB (L3 slot 2,
+ * the builder's empty L2) instead of L4 slot 5. Its own checks: a PTE with NX, in the high half,
+ * arrives whole both ways (the entry reads back with bit 63).
+ *
+ * Expect: stock PASS on xen; ours PASS on xen and none. The -pv32 build: stock PASS on xen.
  */
 #include "guest.h"
 #include "mm.h"
@@ -31,7 +38,14 @@ const char test_title[] = "mmu-uvm: update_va_mapping flush flags, mmu_update an
 
 #define NF 12
 static uint64_t *win, *win_l1e, *frame[NF], *table;
-static unsigned long unmapped;	/* a canonical va with nothing mapped: L4 slot 5 */
+static unsigned long unmapped;	/* a canonical va with nothing mapped: L4 slot 5 (32-bit: 2 GiB) */
+
+#ifdef __i386__
+/* compat_update_va_mapping(va, lo, hi, flags) (arch/x86/mm.c): the PAE entry as two args */
+#define UVM_ARGS(va, pte, fl) { (unsigned long)(va), (uint32_t)(pte), (uint32_t)((pte) >> 32), (fl) }
+#else
+#define UVM_ARGS(va, pte, fl) { (unsigned long)(va), (pte), (fl) }
+#endif
 
 static uint64_t rw(unsigned int k)
 {
@@ -50,11 +64,11 @@ static void remap(unsigned int k, unsigned long flags, const char *what, bool fl
 	long rc = hypercall_update_va_mapping((unsigned long)win, rw(k), flags);
 	uint64_t seen = reads();
 
-	check(rc == 0 && l1e_matches(*win_l1e, rw(k)), "update_va_mapping %s: %ld %s, entry %#lx", what,
-	      rc, errno_name(rc), (unsigned long)*win_l1e);
+	check(rc == 0 && l1e_matches(*win_l1e, rw(k)), "update_va_mapping %s: %ld %s, entry %#llx", what,
+	      rc, errno_name(rc), (unsigned long long)*win_l1e);
 	if (flushes)
-		check(seen == frame[k][0], "  and the next read sees the new frame (%#lx, want %#lx)",
-		      (unsigned long)seen, (unsigned long)frame[k][0]);
+		check(seen == frame[k][0], "  and the next read sees the new frame (%#llx, want %#llx)",
+		      (unsigned long long)seen, (unsigned long long)frame[k][0]);
 	else {
 		/* No verdict (the ABI leaves the flush to us), but say whether the bed shows staleness. */
 		printf("  the read right after saw the %s frame%s\n", seen == before ? "old" : "new",
@@ -66,7 +80,9 @@ static void remap(unsigned int k, unsigned long flags, const char *what, bool fl
 
 static void flush_flags(void)
 {
-	static uint64_t one = 1, none = 0;	/* vCPU bitmaps: vCPU 0; nobody */
+	/* vCPU bitmaps: vCPU 0; nobody. Words of unsigned long (32 bits for a 32-bit guest:
+	 * vcpumask_to_pcpumask reads unsigned ints then) */
+	static unsigned long one = 1, none = 0;
 	long rc;
 
 	remap(1, UVMF_INVLPG | UVMF_LOCAL, "UVMF_INVLPG|UVMF_LOCAL", true);
@@ -81,14 +97,21 @@ static void flush_flags(void)
 
 	rc = hypercall_update_va_mapping((unsigned long)win, rw(10), UVMF_INVLPG | UVMF_MULTI | unmapped);
 	check(rc == -XEN_EFAULT && l1e_matches(*win_l1e, rw(10)),
-	      "UVMF_INVLPG|UVMF_MULTI, unreadable bitmap %#lx: %ld %s (want -EFAULT), entry changed anyway (%#lx)",
-	      unmapped, rc, errno_name(rc), (unsigned long)*win_l1e);
+	      "UVMF_INVLPG|UVMF_MULTI, unreadable bitmap %#lx: %ld %s (want -EFAULT), entry changed anyway (%#llx)",
+	      unmapped, rc, errno_name(rc), (unsigned long long)*win_l1e);
 	rc = hypercall_update_va_mapping((unsigned long)win, rw(11), UVMF_TLB_FLUSH | UVMF_MULTI | unmapped);
 	check(rc == -XEN_EFAULT && l1e_matches(*win_l1e, rw(11)),
 	      "UVMF_TLB_FLUSH|UVMF_MULTI, unreadable bitmap: %ld %s (want -EFAULT), entry changed anyway",
 	      rc, errno_name(rc));
 	tlb_flush();
 	check(reads() == frame[11][0], "after our own flush the window reads frame 11");
+#ifdef __i386__
+	/* compat_update_va_mapping joins hi:lo: NX (bit 63) is all of the high half here */
+	rc = hypercall_update_va_mapping((unsigned long)win, rw(0) | PTE_NX, UVMF_INVLPG);
+	check(rc == 0 && *win_l1e == (rw(0) | PTE_NX) && reads() == frame[0][0],
+	      "update_va_mapping with NX, the high half: %ld %s, entry %#llx (want %#llx)", rc,
+	      errno_name(rc), (unsigned long long)*win_l1e, (unsigned long long)(rw(0) | PTE_NX));
+#endif
 }
 
 static void mmu_update_batch(void)
@@ -126,13 +149,11 @@ static void multicalls(void)
 	multicall_entry_t mc[5] = {
 		{ .op = __HYPERVISOR_mmu_update,
 		  .args = { (unsigned long)&req, 1, 0, DOMID_SELF } },
+		{ .op = __HYPERVISOR_update_va_mapping, .args = UVM_ARGS(win, rw(4), UVMF_INVLPG) },
 		{ .op = __HYPERVISOR_update_va_mapping,
-		  .args = { (unsigned long)win, rw(4), UVMF_INVLPG } },
-		{ .op = __HYPERVISOR_update_va_mapping,
-		  .args = { (unsigned long)win, pte_of(table, PTE_RW_FLAGS), UVMF_INVLPG } },
+		  .args = UVM_ARGS(win, pte_of(table, PTE_RW_FLAGS), UVMF_INVLPG) },
 		{ .op = 60 },	/* no such hypercall */
-		{ .op = __HYPERVISOR_update_va_mapping,
-		  .args = { (unsigned long)win, rw(5), UVMF_INVLPG } },
+		{ .op = __HYPERVISOR_update_va_mapping, .args = UVM_ARGS(win, rw(5), UVMF_INVLPG) },
 	};
 	static const long want[5] = { 0, 0, -XEN_EBUSY, -XEN_ENOSYS, 0 };
 
@@ -146,7 +167,17 @@ static void multicalls(void)
 		      (unsigned long)mc[i].op, (long)mc[i].result, errno_name((long)mc[i].result), want[i],
 		      errno_name(want[i]));
 	check(l1e_matches(*win_l1e, rw(5)) && reads() == frame[5][0],
-	      "after it the window maps frame 5 (the last entry), entry %#lx", (unsigned long)*win_l1e);
+	      "after it the window maps frame 5 (the last entry), entry %#llx", (unsigned long long)*win_l1e);
+#ifdef __i386__
+	/* the compat multicall passes args[1] (low) and args[2] (high) to compat_update_va_mapping */
+	multicall_entry_t nx = { .op = __HYPERVISOR_update_va_mapping,
+				 .args = UVM_ARGS(win, rw(6) | PTE_NX, UVMF_INVLPG), .result = 0x5a5a };
+
+	rc = multicall(&nx, 1);
+	check(rc == 0 && nx.result == 0 && *win_l1e == (rw(6) | PTE_NX) && reads() == frame[6][0],
+	      "multicall update_va_mapping with NX in args[2]: %ld, result %ld, entry %#llx", rc,
+	      (long)nx.result, (unsigned long long)*win_l1e);
+#endif
 }
 
 void test_main(void)
@@ -160,9 +191,17 @@ void test_main(void)
 	table = page_alloc();
 	if (!win_l1e || page_ro(table) || pin(1, table))
 		test_fail("setup: window entry %p, pinning an L1 failed", (void *)win_l1e);
+#ifdef __i386__
+	/* no L4: L3 slot 2, where dom0_construct_pv puts an empty L2 ("Ensure the first four L3
+	 * entries are all populated"); 2 GiB must map nothing */
+	unmapped = 2UL << 30;
+	if (pt_lookup(unmapped, NULL))
+		test_fail("2 GiB is mapped");
+#else
 	unmapped = 5UL << 39;
 	if (pt_entry(unmapped, 3))
 		test_fail("L4 slot 5 is in use");
+#endif
 
 	flush_flags();
 	mmu_update_batch();

@@ -21,7 +21,14 @@
  * holds without an L0 that shares a pCPU between our vCPUs: standalone, the shim's CPUs are the
  * machine's and no time is stolen, so the test is not run so.
  *
- * Expect: stock XFAIL on xen (its runstate shows none of L0's steal); ours PASS on xen (l0-steal=on).
+ * The 32-bit build: vCPU 1's context is the compat vcpu_guest_context (arch_set_info_guest's
+ * compat path: eip/esp/eflags, ctrlreg[3] in the compat encoding, callbacks as cs:eip), and the
+ * runstate comes back in the compat layout, 44 bytes (compat_vcpu_op's VCPUOP_get_runstate_info,
+ * xlat_vcpu_runstate_info: 64-bit times 4-byte aligned after the int state), which it checks: the
+ * 4 bytes after it stay as they were. The steal checks are the same.
+ *
+ * Expect: stock XFAIL on xen (its runstate shows none of L0's steal), the 32-bit build too; ours
+ * PASS on xen (l0-steal=on; 64-bit).
  */
 #include "guest.h"
 #include "events.h"
@@ -35,7 +42,10 @@ const char test_title[] = "steal: L0's steal time in the runstate (2 busy vCPUs 
 
 static char ap_stack[16384] __attribute__((aligned(16)));
 static struct vcpu_guest_context ctx;	/* 5 KiB: not for our stack */
-static volatile uint64_t ap_spun;	/* ns vCPU 1 spun, when it is done */
+/* ns vCPU 1 spun, valid once ap_done is set: a 4-byte flag, as gcc has no inline 8-byte atomic
+ * for i686 with general registers only (it would call libatomic) */
+static uint64_t ap_spun;
+static int ap_done;
 
 static uint64_t spin(unsigned vcpu)
 {
@@ -49,24 +59,53 @@ static uint64_t spin(unsigned vcpu)
 static _Noreturn void ap_main(void)
 {
 	ap_spun = spin(1);
+	__atomic_store_n(&ap_done, 1, __ATOMIC_RELEASE);
 	vcpu_op(VCPUOP_down, 1, NULL);
 	for (;;)
 		;
 }
 
+/* ns to ms for printing: every value here fits an unsigned long in ms */
+static unsigned long ms(uint64_t ns)
+{
+	return (unsigned long)(ns / MS);
+}
+
 static void report(unsigned vcpu, uint64_t spun)
 {
-	struct vcpu_runstate_info ri;
-	long rc = vcpu_op(VCPUOP_get_runstate_info, vcpu, &ri);
+#ifdef __i386__
+	/*
+	 * compat_vcpu_op (xen/common/compat/domain.c), VCPUOP_get_runstate_info: the native runstate
+	 * translated by xlat_vcpu_runstate_info and copied as struct compat_vcpu_runstate_info,
+	 * 44 bytes (int state, then 4-byte-aligned 64-bit times); the 4 bytes after it stay as set.
+	 */
+	_Static_assert(sizeof(struct vcpu_runstate_info) == 44, "the 32-bit runstate is 44 bytes");
+	static union {
+		struct vcpu_runstate_info ri;
+		unsigned char b[48];
+	} u;
+	struct vcpu_runstate_info *rip = &u.ri;
+
+	memset(u.b, 0xa5, sizeof(u.b));
+#else
+	struct vcpu_runstate_info ri, *rip = &ri;
+#endif
+	long rc = vcpu_op(VCPUOP_get_runstate_info, vcpu, rip);
 
 	check(rc == 0, "vCPU %u: get_runstate_info: %ld %s", vcpu, rc, errno_name(rc));
-	uint64_t run = ri.time[RUNSTATE_running], wait = ri.time[RUNSTATE_runnable];
+#ifdef __i386__
+	bool tail_kept = u.b[44] == 0xa5 && u.b[45] == 0xa5 && u.b[46] == 0xa5 && u.b[47] == 0xa5;
+	check(tail_kept && rip->state <= RUNSTATE_offline,
+	      "vCPU %u: the runstate came back in the 44-byte compat layout (state %d, "
+	      "bytes 44-47 %02x%02x%02x%02x untouched)", vcpu, rip->state, u.b[44], u.b[45], u.b[46], u.b[47]);
+#endif
+	uint64_t run = rip->time[RUNSTATE_running], wait = rip->time[RUNSTATE_runnable];
 	printf("vCPU %u spun %lu ms: running %lu ms, runnable %lu ms, blocked %lu ms, offline %lu ms\n", vcpu,
-	       spun / MS, run / MS, wait / MS, ri.time[RUNSTATE_blocked] / MS, ri.time[RUNSTATE_offline] / MS);
+	       ms(spun), ms(run), ms(wait), ms(rip->time[RUNSTATE_blocked]), ms(rip->time[RUNSTATE_offline]));
 	check(run + wait >= spun * 9 / 10, "vCPU %u: running + runnable (%lu ms) cover the spin", vcpu,
-	      (run + wait) / MS);
+	      ms(run + wait));
 	check(wait >= spun / 3, "vCPU %u: runnable %lu ms, at least a third of the spin: the L0's steal shows",
-	      vcpu, wait / MS);
+	      vcpu, ms(wait));
 }
 
 void test_main(void)
@@ -80,11 +119,20 @@ void test_main(void)
 		test_fail("the guest has 1 vCPU; run it with --vcpus 2");
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.flags = VGCF_in_kernel;
+#ifdef __i386__
+	/* arch_set_info_guest's compat path: the 32-bit registers, callbacks as cs:eip (none used) */
+	ctx.user_regs.eip = (unsigned long)ap_main;
+	ctx.user_regs.esp = (unsigned long)ap_stack + sizeof(ap_stack) - 4;
+	ctx.user_regs.eflags = 0x202;
+	ctx.user_regs.ds = ctx.user_regs.es = FLAT_KERNEL_DS;
+	ctx.event_callback_cs = ctx.failsafe_callback_cs = FLAT_KERNEL_CS;
+#else
 	ctx.user_regs.rip = (unsigned long)ap_main;
 	ctx.user_regs.rsp = (unsigned long)ap_stack + sizeof(ap_stack) - 8;
+	ctx.user_regs.rflags = 0x202;
+#endif
 	ctx.user_regs.cs = FLAT_KERNEL_CS;
 	ctx.user_regs.ss = FLAT_KERNEL_SS;
-	ctx.user_regs.rflags = 0x202;
 	traps_copy(ctx.trap_ctxt);
 	ctx.kernel_ss = FLAT_KERNEL_SS;
 	ctx.kernel_sp = (unsigned long)ap_stack + sizeof(ap_stack);
@@ -98,10 +146,11 @@ void test_main(void)
 
 	uint64_t spun = spin(0);
 	uint64_t until = pvclock_ns() + 10 * SPIN;
-	while (!__atomic_load_n(&ap_spun, __ATOMIC_ACQUIRE) && pvclock_ns() < until)
+	while (!__atomic_load_n(&ap_done, __ATOMIC_ACQUIRE) && pvclock_ns() < until)
 		HC(__HYPERVISOR_sched_op, SCHEDOP_yield, NULL, 0);
-	check(ap_spun != 0, "vCPU 1 finished its spin");
+	bool done = __atomic_load_n(&ap_done, __ATOMIC_ACQUIRE);
+	check(done, "vCPU 1 finished its spin");
 	report(0, spun);
-	if (ap_spun)
+	if (done)
 		report(1, ap_spun);
 }
