@@ -14,6 +14,12 @@
  *
  * Calls that end or reshape the guest are either left out or made in forms that are refused,
  * or followed at once by putting our state back (FIX_*), as hcfuzz/main.c says per number.
+ *
+ * The 32-bit build (-pv32) has no non-canonical address, and a random 32-bit word can point into
+ * our own memory (a random 64-bit one practically never does): its pointers nothing can use are
+ * unmapped ones (page 0, NOMAP_START up, the hole past the compat m2p: hcfuzz.h), its garbage
+ * frame numbers fit 32 bits, and the compat calls get their 64-bit values in two arguments.
+ * gen_call leaves every argument 32 bits.
  */
 #include "hcfuzz.h"
 #include "events.h"
@@ -22,11 +28,11 @@
 uint8_t win[4][PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
 uint8_t sink[2][PAGE_SIZE] __attribute__((aligned(PAGE_SIZE)));
 
-#define W0 ((uint64_t)win[0])
-#define W1 ((uint64_t)win[1])
-#define W2 ((uint64_t)win[2])
-#define W3 ((uint64_t)win[3])
-#define S0 ((uint64_t)sink[0])
+#define W0 ((uint64_t)(uintptr_t)win[0])
+#define W1 ((uint64_t)(uintptr_t)win[1])
+#define W2 ((uint64_t)(uintptr_t)win[2])
+#define W3 ((uint64_t)(uintptr_t)win[3])
+#define S0 ((uint64_t)(uintptr_t)sink[0])
 #define CONTENT (2 * PAGE_SIZE)		/* W0..W1: the bytes a pointer into W0-W2 reads */
 
 /* ---------------- values ---------------- */
@@ -60,23 +66,41 @@ static uint32_t rcount(uint32_t typical)
 	}
 }
 
-/* A frame number that is no frame of ours, nor are the 2^20 after it: past the top of memory. */
+/*
+ * A frame number that is no frame of ours, nor are the 2^20 after it: past the top of memory.
+ * The 32-bit build passes frame numbers in 32-bit fields (xen_pfn_t, the compat structures), so
+ * its garbage fits 32 bits (truncating the 64-bit forms could name a frame of ours).
+ */
 static uint64_t garbage_high(void)
 {
+#ifdef __i386__
+	switch (below(4)) {
+	case 0: return 1ull << 31;
+	case 1: return W.max_mfn + 1 + below(64);
+	case 2: return W.max_mfn * 2 + below(1000);
+	default: return (uint32_t)rnd() | (1ull << 31);
+	}
+#else
 	switch (below(4)) {
 	case 0: return 1ull << 40;
 	case 1: return W.max_mfn + 1 + below(64);
 	case 2: return W.max_mfn * 2 + below(1000);
 	default: return (rnd() & ((1ull << 52) - 1)) | (1ull << 45);
 	}
+#endif
 }
 
 /* A frame number that is no frame of ours: also the very top and below our lowest frame. */
 static uint64_t garbage_mfn(void)
 {
+#ifdef __i386__
+	const uint64_t top = 0xffffffffull;		/* a 32-bit field's top */
+#else
+	const uint64_t top = ~0ull;
+#endif
 	switch (below(5)) {
-	case 0: return ~0ull;
-	case 1: return (1ull << 52) - 1;
+	case 0: return top;
+	case 1: return MIN((1ull << 52) - 1, top - 1);
 	case 2: return below(W.min_mfn);
 	default: return garbage_high();
 	}
@@ -116,7 +140,8 @@ static uint64_t pick_mfn(enum mfn_use u)
 		if (r < 58)
 			return W.guard_mfn[below(GUARD_PAGES)];
 		if (r < 63)
-			return virt_to_mfn((void *)(W.text_va + below((W.text_end - W.text_va) >> PAGE_SHIFT) * PAGE_SIZE));
+			return virt_to_mfn((void *)(uintptr_t)(W.text_va +
+							     below((W.text_end - W.text_va) >> PAGE_SHIFT) * PAGE_SIZE));
 		if (r < 73)
 			return spare_mfn();
 		if (r < 80) {
@@ -140,7 +165,7 @@ static uint64_t pick_mfn(enum mfn_use u)
 		if (r < 60)
 			return W.guard_mfn[below(GUARD_PAGES)];
 		if (r < 70)
-			return virt_to_mfn((void *)W.text_va);
+			return virt_to_mfn((void *)(uintptr_t)W.text_va);
 		return garbage_mfn();
 	}
 	return garbage_mfn();
@@ -176,6 +201,18 @@ static uint64_t pick_pte(void)
 /* A linear address for flushes and LDT bases: anything, ours or not (they only name, never map). */
 static uint64_t pick_va(void)
 {
+#ifdef __i386__
+	/* no non-canonical form; the hole is HOLE_START up, the edge below it the top user page */
+	switch (below(8)) {
+	case 0: return W0 + below(CONTENT);
+	case 1: return W.text_va + below(W.text_end - W.text_va);
+	case 2: return HOLE_START + below(HOLE_END - HOLE_START);
+	case 3: return HOLE_START - (below(4) << PAGE_SHIFT);
+	case 4: return NOMAP_START + below(HOLE_START - NOMAP_START);
+	case 5: return (uint32_t)rval();
+	default: return (uint32_t)rnd() & ~(PAGE_SIZE - 1);
+	}
+#endif
 	switch (below(8)) {
 	case 0: return W0 + below(CONTENT);
 	case 1: return W.text_va + below(W.text_end - W.text_va);
@@ -295,6 +332,25 @@ static uint64_t alloc_spot(size_t len)
 /* A pointer nothing can be read from or written to. */
 static uint64_t bad_ptr(void)
 {
+#ifdef __i386__
+	/*
+	 * 32-bit: only unmapped addresses. The hole's start is the compat m2p, which Xen reads
+	 * through a pointer for every call it checks with the native guest_handle_okay (below 2^47:
+	 * mmu_update, event_channel_op, console_io, ...): only the hole past the m2p's mapping.
+	 */
+	switch (below(10)) {
+	case 0: return 0;
+	case 1: return 1 + below(PAGE_SIZE - 1);			/* page 0: unmapped */
+	case 2: return W3 + below(PAGE_SIZE);
+	case 3: return NOMAP_START + below(1 << 20) * 8;		/* no tables there */
+	case 4: return HOLE_START - 8 * (1 + below(8));			/* just below the hole */
+	case 5: return W.hole_free + below(HOLE_END - W.hole_free);	/* the hole, past the m2p */
+	case 6: return HOLE_END - 8 * (1 + below(4));			/* the last bytes below 4 GiB */
+	case 7: return HOLE_END - 1 - below(64);			/* wraps */
+	case 8: return NOMAP_START + below(HOLE_START - NOMAP_START);
+	default: return HOLE_START - PAGE_SIZE + below(PAGE_SIZE);	/* the top user page */
+	}
+#endif
 	switch (below(14)) {
 	case 0: return 0;
 	case 1: return 1 + below(PAGE_SIZE - 1);			/* page 0: unmapped */
@@ -421,6 +477,12 @@ static uint64_t blob(size_t len, enum pclass cls)
 		case 2: b[i] = below(MIN(64ul, W.min_mfn)); break;	/* small, and no frame of ours */
 		default: b[i] = rnd(); break;
 		}
+#ifdef __i386__
+		/* a random 64-bit word is no pointer, but either 32-bit half of it may point into
+		 * our memory: each half of a random word points where nothing is mapped */
+		if (b[i] > 0xffffffffull)
+			b[i] = (b[i] & 0x3fffffff3fffffffull) | (NOMAP_START << 32) | NOMAP_START;
+#endif
 	}
 	return place(b, len, cls);
 }
@@ -540,14 +602,15 @@ static void g_mmu_update(struct call *c)
 
 static void g_set_gdt(struct call *c)
 {
-	uint64_t f[16];
+	xen_ulong_t f[16];		/* frames: 32 bits each in the compat call (compat_set_gdt) */
 	unsigned n = (unsigned)below(15);
 
 	for (unsigned i = 0; i < n; i++)
 		f[i] = pick_mfn(M_GDT);
 	uint32_t entries = chance(80) ? (uint32_t)below(n * 512 + 1) : rcount(20000);
 	/* more entries than frames listed: the frame list must end where reading faults */
-	c->a[0] = (entries + 511) / 512 > n ? place_at_end(f, MAX(n, 1u) * 8) : place(f, MAX(n, 1u) * 8, P_GEN);
+	c->a[0] = (entries + 511) / 512 > n ? place_at_end(f, MAX(n, 1u) * sizeof(f[0]))
+					    : place(f, MAX(n, 1u) * sizeof(f[0]), P_GEN);
 	if (chance(5))
 		c->a[0] = bad_ptr();
 	c->a[1] = chance(90) ? entries : rval();
@@ -562,8 +625,16 @@ static void g_stack_switch(struct call *c)
 /* 64-bit set_callbacks: event, failsafe, syscall. */
 static void g_set_callbacks(struct call *c)
 {
+#ifdef __i386__
+	/* compat_set_callbacks: event cs and eip, failsafe cs and eip */
+	for (int i = 0; i < 4; i += 2) {
+		c->a[i] = chance(70) ? FLAT_KERNEL_CS : (uint16_t)rnd();
+		c->a[i + 1] = chance(50) ? W.text_va + below(PAGE_SIZE) : pick_va();
+	}
+#else
 	for (int i = 0; i < 3; i++)
 		c->a[i] = chance(50) ? W.text_va + below(PAGE_SIZE) : pick_va();
+#endif
 	c->flags |= FIX_CALLBACKS;
 }
 
@@ -604,6 +675,19 @@ static void g_set_debugreg(struct call *c)
 	uint64_t reg = chance(90) ? below(8) : rval();
 
 	c->a[0] = reg;
+#ifdef __i386__
+	/* Xen takes any 32-bit address (access_ok); only ones we never touch: W2-W3, or nothing
+	 * mapped (the hole past the m2p: mfn_to_pfn reads the m2p) */
+	if (reg < 4) {
+		switch (below(4)) {
+		case 0: c->a[1] = W3 + below(PAGE_SIZE); break;
+		case 1: c->a[1] = W2 + below(PAGE_SIZE); break;
+		case 2: c->a[1] = W.hole_free + below(HOLE_END - W.hole_free); break;
+		default: c->a[1] = NOMAP_START + below(1 << 30); break;
+		}
+		return;
+	}
+#endif
 	if (reg < 4) {
 		switch (below(5)) {
 		case 0: c->a[1] = W3 + below(PAGE_SIZE); break;			/* nothing touches it */
@@ -623,7 +707,12 @@ static void g_set_debugreg(struct call *c)
 			v = rval();
 		for (int i = 0; i < 4; i++) {
 			uint64_t a = W.dr[i];
+#ifdef __i386__
+			bool safe = (a >= W2 && a < W3 + PAGE_SIZE) || (a >= NOMAP_START && a < HOLE_START) ||
+				    a >= W.hole_free;
+#else
 			bool safe = (a >= W2 && a < W3 + PAGE_SIZE) || a >= (1ull << 44);
+#endif
 			if (!safe)
 				v &= ~(3ull << (2 * i));
 		}
@@ -655,6 +744,12 @@ static void g_update_descriptor(struct call *c)
 {
 	c->a[0] = pte(pick_mfn(M_WRITE), 0) + (chance(85) ? below(512) * 8 : below(PAGE_SIZE));
 	c->a[1] = pick_desc();
+#ifdef __i386__
+	/* compat_update_descriptor(pa_lo, pa_hi, desc_lo, desc_hi) */
+	c->a[3] = c->a[1] >> 32;
+	c->a[2] = (uint32_t)c->a[1];
+	c->a[1] = c->a[0] >> 32;
+#endif
 }
 
 /*
@@ -664,7 +759,7 @@ static void g_update_descriptor(struct call *c)
  */
 static unsigned reservation(struct xen_memory_reservation *r, unsigned op, uint64_t *start)
 {
-	uint64_t list[16];
+	xen_pfn_t list[16];		/* 32 bits each in the 32-bit build */
 	unsigned n = (unsigned)below(6);
 
 	r->extent_order = chance(85) ? 0 : chance(50) ? (unsigned)below(4) : (unsigned)rval();
@@ -678,9 +773,10 @@ static unsigned reservation(struct xen_memory_reservation *r, unsigned op, uint6
 	*start = chance(10) ? below(n + 1) : 0;
 	if (chance(10)) {
 		r->nr_extents = chance(70) ? n + 1 + below(64) : rval();
-		set_xen_guest_handle(r->extent_start, (xen_pfn_t *)place_at_end(list, MAX(n, 1u) * 8));
+		set_xen_guest_handle(r->extent_start, (xen_pfn_t *)(uintptr_t)place_at_end(list, MAX(n, 1u) * sizeof(list[0])));
 	} else {
-		set_xen_guest_handle(r->extent_start, (xen_pfn_t *)place(list, MAX(n, 1u) * 8, P_GEN));
+		set_xen_guest_handle(r->extent_start,
+				     (xen_pfn_t *)(uintptr_t)place(list, MAX(n, 1u) * sizeof(list[0]), P_GEN));
 	}
 	return n;
 }
@@ -736,7 +832,7 @@ static void g_memory_op(struct call *c)
 	case XENMEM_memory_map:
 	case XENMEM_machine_memory_map: {
 		struct xen_memory_map m = { .nr_entries = rcount(8) };
-		set_xen_guest_handle(m.buffer, (void *)out_ptr(MIN(m.nr_entries, 8u) * 20));
+		set_xen_guest_handle(m.buffer, (void *)(uintptr_t)out_ptr(MIN(m.nr_entries, 8u) * 20));
 		c->a[1] = place(&m, sizeof(m), P_GEN);
 		break;
 	}
@@ -745,7 +841,8 @@ static void g_memory_op(struct call *c)
 		break;
 	case XENMEM_machphys_mfn_list: {
 		struct xen_machphys_mfn_list l = { .max_extents = rcount(8) };
-		set_xen_guest_handle(l.extent_start, (xen_pfn_t *)out_ptr(MIN(l.max_extents, 8u) * 8));
+		set_xen_guest_handle(l.extent_start,
+				     (xen_pfn_t *)(uintptr_t)out_ptr(MIN(l.max_extents, 8u) * sizeof(xen_pfn_t)));
 		c->a[1] = place(&l, sizeof(l), P_GEN);
 		break;
 	}
@@ -808,12 +905,22 @@ static void g_multicall(struct call *c)
 /* An update_va_mapping target: our remappable pages, or addresses that must be refused. */
 static uint64_t uvm_va(void)
 {
+#ifdef __i386__
+	/* the hole (Xen's: refused), or where we have no tables */
+	switch (below(10)) {
+	case 0: return HOLE_START + (below(HOLE_END - HOLE_START) & ~(PAGE_SIZE - 1));
+	case 1: return HOLE_START - PAGE_SIZE * (1 + below(4));
+	case 2: return NOMAP_START + below(1 << 18) * PAGE_SIZE;
+	case 3: return 0x80000000ull + below(1 << 18) * PAGE_SIZE;
+	default: return (uint64_t)(uintptr_t)uvm_page[below(NUVM)] + (chance(90) ? 0 : below(PAGE_SIZE));
+	}
+#endif
 	switch (below(10)) {
 	case 0: return 0xffff800000000000ull + (rnd() & ((1ull << 43) - 1));
 	case 1: return 0x8000000000000000ull | (rnd() & ((1ull << 47) - 1));
 	case 2: return 0xffffffff80000000ull + below(1 << 19) * PAGE_SIZE;	/* no tables there */
 	case 3: return 0x0000100000000000ull + below(1 << 20) * PAGE_SIZE;
-	default: return (uint64_t)uvm_page[below(NUVM)] + (chance(90) ? 0 : below(PAGE_SIZE));
+	default: return (uint64_t)(uintptr_t)uvm_page[below(NUVM)] + (chance(90) ? 0 : below(PAGE_SIZE));
 	}
 }
 
@@ -829,17 +936,29 @@ static uint64_t uvm_flags(void)
 	}
 }
 
+/* The arguments after the PTE: 2 in the 64-bit call, 3 in the 32-bit one (the PTE in two). */
+#ifdef __i386__
+#define UVM_FLAGS 3
+#else
+#define UVM_FLAGS 2
+#endif
+
 static void g_update_va_mapping(struct call *c)
 {
 	c->a[0] = uvm_va();
 	c->a[1] = pick_pte();
-	c->a[2] = uvm_flags();
+#ifdef __i386__
+	/* compat_update_va_mapping(va, lo, hi, flags) */
+	c->a[2] = c->a[1] >> 32;
+	c->a[1] = (uint32_t)c->a[1];
+#endif
+	c->a[UVM_FLAGS] = uvm_flags();
 }
 
 static void g_update_va_mapping_otherdomain(struct call *c)
 {
 	g_update_va_mapping(c);
-	c->a[3] = chance(50) ? DOMID_SELF : pick_dom();	/* DOMID_SELF: as update_va_mapping */
+	c->a[UVM_FLAGS + 1] = chance(50) ? DOMID_SELF : pick_dom();	/* DOMID_SELF: as update_va_mapping */
 }
 
 static void g_set_timer_op(struct call *c)
@@ -851,6 +970,11 @@ static void g_set_timer_op(struct call *c)
 	case 3: c->a[0] = (1ull << 63) + below(1000); break;	/* Linux's wrapped jiffies */
 	default: c->a[0] = rval(); break;
 	}
+#ifdef __i386__
+	/* compat_set_timer_op(lo, hi) */
+	c->a[1] = c->a[0] >> 32;
+	c->a[0] = (uint32_t)c->a[0];
+#endif
 }
 
 /* An event-channel op's argument, by command. */
@@ -1033,7 +1157,7 @@ static uint64_t physdev_arg(unsigned cmd)
 	}
 	case PHYSDEVOP_set_iobitmap: {
 		struct physdev_set_iobitmap s = { .nr_ports = rcount(65536) };
-		set_xen_guest_handle(s.bitmap, (uint8_t *)(chance(50) ? W0 + below(CONTENT) : bad_ptr()));
+		set_xen_guest_handle(s.bitmap, (uint8_t *)(uintptr_t)(chance(50) ? W0 + below(CONTENT) : bad_ptr()));
 		return place(&s, sizeof(s), P_GEN);
 	}
 	case PHYSDEVOP_pirq_eoi_gmfn_v1:
@@ -1089,11 +1213,18 @@ static void g_grant_table_op(struct call *c)
 	c->a[2] = chance(85) ? 1 : rcount(4);
 	if (cmd == GNTTABOP_setup_table) {
 		struct gnttab_setup_table s = { .dom = chance(80) ? DOMID_SELF : pick_dom(), .nr_frames = rcount(8) };
-		set_xen_guest_handle(s.frame_list, (xen_pfn_t *)out_ptr(MIN(s.nr_frames, 8u) * 8));
+		set_xen_guest_handle(s.frame_list, (xen_pfn_t *)(uintptr_t)out_ptr(MIN(s.nr_frames, 8u) * sizeof(xen_pfn_t)));
 		c->a[1] = place(&s, sizeof(s), P_GEN);
 	} else if (cmd == GNTTABOP_query_size) {
 		struct gnttab_query_size q = { .dom = chance(80) ? DOMID_SELF : pick_dom() };
 		c->a[1] = place(&q, sizeof(q), P_GEN);
+#ifdef __i386__
+		/* bad_ptr's hole is unmapped; what a 32-bit guest can name of the hypervisor's range
+		 * that is mapped is the compat m2p (read-only, Xen's own): query_size has no other
+		 * effect, so it may read it (the stock shim hands this pointer on to L0) */
+		if (chance(10))
+			c->a[1] = W.m2p_va + below((W.hole_free - W.m2p_va) / 8) * 8;
+#endif
 	} else {
 		c->a[1] = chance(70) ? blob(64, P_GEN) : bad_ptr();
 	}
@@ -1205,7 +1336,7 @@ static void mmuext_one(struct mmuext_op *op)
 		break;
 	case MMUEXT_TLB_FLUSH_MULTI: case MMUEXT_INVLPG_MULTI:
 		op->arg1.linear_addr = pick_va();
-		op->arg2.vcpumask.p = (void *)place(&(uint64_t){ chance(70) ? 1 : rnd() }, 8, P_ANY);
+		op->arg2.vcpumask.p = (void *)(uintptr_t)place(&(uint64_t){ chance(70) ? 1 : rnd() }, 8, P_ANY);
 		break;
 	case MMUEXT_SET_LDT:
 		op->arg1.linear_addr = chance(50) ? pick_va() & ~(PAGE_SIZE - 1) : pick_va();
@@ -1249,9 +1380,14 @@ static void g_mmuext_op(struct call *c)
 static void g_nmi_op(struct call *c)
 {
 	c->a[0] = chance(90) ? below(2) : rval();
+#ifdef __i386__
+	/* no non-canonical address: any other; FIX_NMI puts ours back at once */
+	struct xennmi_callback cb = { .handler_address = chance(50) ? (uintptr_t)nmi_entry : (uint32_t)rnd() };
+#else
 	struct xennmi_callback cb = {
 		.handler_address = chance(50) ? (uint64_t)nmi_entry : 0x8000000000000000ull | rnd(),
 	};
+#endif
 	c->a[1] = place(&cb, sizeof(cb), P_GEN);
 	c->flags |= FIX_NMI;
 }
@@ -1304,9 +1440,9 @@ static void g_sched_op(struct call *c)
 			c->flags |= PRE_IPI;
 		}
 		if (p.nr_ports > n)
-			set_xen_guest_handle(p.ports, (evtchn_port_t *)place_at_end(ports, MAX(n, 1u) * 4));
+			set_xen_guest_handle(p.ports, (evtchn_port_t *)(uintptr_t)place_at_end(ports, MAX(n, 1u) * 4));
 		else
-			set_xen_guest_handle(p.ports, (evtchn_port_t *)place(ports, MAX(n, 1u) * 4, P_GEN));
+			set_xen_guest_handle(p.ports, (evtchn_port_t *)(uintptr_t)place(ports, MAX(n, 1u) * 4, P_GEN));
 		/* with no timeout, a list that is not readable in full would fail the call: fine */
 		c->a[1] = place(&p, sizeof(p), P_GEN);
 		break;
@@ -1338,11 +1474,21 @@ static void g_callback_op(struct call *c)
 		struct callback_unregister u = { .type = chance(85) ? (uint16_t)below(7) : (uint16_t)rnd() };
 		c->a[1] = place(&u, sizeof(u), P_GEN);
 	} else {
+#ifdef __i386__
+		struct callback_register r = {
+			.type = chance(85) ? (uint16_t)below(7) : (uint16_t)rnd(),
+			.flags = (uint16_t)rnd(),
+		};
+		/* a 32-bit guest's callback is cs:eip (xen_callback_t, xen-x86_32.h) */
+		r.address.cs = chance(70) ? FLAT_KERNEL_CS : (uint16_t)rnd();
+		r.address.eip = chance(50) ? W.text_va + below(PAGE_SIZE) : pick_va();
+#else
 		struct callback_register r = {
 			.type = chance(85) ? (uint16_t)below(7) : (uint16_t)rnd(),
 			.flags = (uint16_t)rnd(),
 			.address = chance(50) ? W.text_va + below(PAGE_SIZE) : pick_va(),
 		};
+#endif
 		c->a[1] = place(&r, sizeof(r), P_GEN);
 	}
 	c->flags |= FIX_CALLBACKS | FIX_NMI;
@@ -1445,8 +1591,18 @@ void gen_call(struct call *c, bool in_mc)
 		c->a[i] = rnd();		/* arguments a call does not take: anything */
 	gen_in_mc = in_mc;
 	(gens[nr] ? gens[nr] : opaque)(c);
+#ifdef __i386__
+	if (!in_mc && chance(1))
+		c->op |= 1ull << (6 + below(26));	/* a number with high bits: -ENOSYS */
+	/* what a 32-bit guest passes: eax and ebx..edi, 32 bits each (the generators split
+	 * the 64-bit values of the compat calls into halves themselves) */
+	c->op = (uint32_t)c->op;
+	for (int i = 0; i < 6; i++)
+		c->a[i] = (uint32_t)c->a[i];
+#else
 	if (!in_mc && chance(1))
 		c->op |= (1ull << 32) << below(31);	/* a number with high bits: -ENOSYS */
+#endif
 }
 
 const char *hc_name(uint64_t op)

@@ -30,6 +30,23 @@ static inline bool chance(unsigned pct)
 #define GUARD_PAGES 16
 
 /*
+ * The guest's addresses by ABI. 64-bit: canonical addresses below 2^47, Xen's hole from
+ * 0xffff800000000000 to 0xffff87ffffffffff. The 32-bit PAE build (-pv32): every address is
+ * canonical (there is none past 4 GiB); the hypervisor's range is HYPERVISOR_VIRT_START
+ * (0xF5800000, xen-x86_32.h) up to 4 GiB, where Xen maps the compat m2p read-only and nothing past
+ * the frames it describes (W.hole_free). Nothing of ours is mapped from NOMAP_START up to the
+ * hole (setup checks), so a pointer there can be neither read nor written.
+ */
+#ifdef __i386__
+#define HOLE_START ((uint64_t)HYPERVISOR_VIRT_START)
+#define HOLE_END (1ull << 32)
+#define NOMAP_START 0x40000000ull
+#else
+#define HOLE_START 0xffff800000000000ull
+#define HOLE_END 0xffff880000000000ull
+#endif
+
+/*
  * The argument window. W0 and W1 are writable pages the generators fill with each call's
  * input; W2 maps W1's frame again read-only (so it reads what W1 holds, and a write faults);
  * W3 is unmapped. S0 is a write-only sink (results and registered areas land there, nobody
@@ -51,6 +68,7 @@ struct world {
 	unsigned long max_mfn;			/* from XENMEM_machphys_mapping */
 	unsigned long min_mfn;			/* our lowest frame (may be low: standalone) */
 	unsigned long m2p_va, m2p_bytes;
+	uint64_t hole_free;			/* 32-bit: the hole past the m2p's mapping, unmapped */
 	unsigned long shared_mfn, cons_mfn, store_mfn;
 	evtchn_port_t ipi, cons_port, store_port;	/* protected: never closed or rebound */
 	evtchn_port_t ports[128];		/* ports the fuzzer bound and learnt */
@@ -73,8 +91,9 @@ bool port_protected(unsigned port);
 #define PRE_IPI		(1u << 8)
 
 #define MC_MAX 12			/* entries of a generated multicall list */
-#define MC_SENTINEL 0x5e5e5e5e5e5e5e5eull	/* an entry's result before it runs */
+#define MC_SENTINEL ((xen_ulong_t)0x5e5e5e5e5e5e5e5eull)	/* an entry's result before it runs (32 bits in -pv32) */
 
+/* In the 32-bit build every argument is a 32-bit register: gen_call leaves op and a[] so. */
 struct call {
 	uint64_t op;
 	uint64_t a[6];

@@ -44,7 +44,14 @@
  * and arguments), so a run replays with the same seed. The end: calls made, per-hypercall
  * counts and result histograms, and (on our shim) the shim's own counters follow at shutdown.
  *
- * Expected: PASS on the stock shim (Xen L0) and on ours under both L0 kinds.
+ * The 32-bit PAE build (pv32) makes the same calls in the 32-bit ABI: int 0x82, every argument
+ * 32 bits (64-bit values of the compat calls split in two: update_va_mapping's PTE,
+ * update_descriptor, set_timer_op), set_callbacks and callbacks as cs:eip, PAE page tables, and
+ * pointers and frame numbers a 32-bit guest can give (hcfuzz.h, gen.c). Where Xen's compat layer
+ * answers differently check_rules says which rule. Its own NMI entry is below.
+ *
+ * Expected: PASS on the stock shim (Xen L0) and on ours under both L0 kinds; the -pv32 build on
+ * the stock shim.
  */
 #include "hcfuzz.h"
 #include "events.h"
@@ -176,7 +183,7 @@ static void print_call(const struct last *l)
 		for (; n < 16 && win_read(l->c.a[i] + n * 8, &w, 8); n++) {
 			if (!n)
 				printf("    arg%d reads", i + 1);
-			printf(" %#lx", (unsigned long)w);
+			printf(" %#llx", (unsigned long long)w);
 		}
 		if (n)
 			printf("\n");
@@ -217,6 +224,22 @@ void nmi_handler(const uint64_t *frame)
 	nmis++;
 }
 
+#ifdef __i386__
+/* The 32-bit build's hypercall gate: eax = number, ebx, ecx, edx, esi, edi (gen_call leaves
+ * them 32 bits wide). */
+static long raw_hypercall(uint64_t nr, const uint64_t a[5])
+{
+	unsigned long eax = (unsigned long)nr, ebx = (unsigned long)a[0], ecx = (unsigned long)a[1],
+		      edx = (unsigned long)a[2], esi = (unsigned long)a[3], edi = (unsigned long)a[4];
+
+	__asm__ volatile("int $0x82"
+			 : "+a"(eax), "+b"(ebx), "+c"(ecx), "+d"(edx), "+S"(esi), "+D"(edi)
+			 :
+			 : "memory", "cc");
+	return (long)eax;
+}
+
+#else
 /* A raw syscall with all 64 bits of the number (the library's takes an unsigned int). */
 static long raw_hypercall(uint64_t nr, const uint64_t a[5])
 {
@@ -231,6 +254,7 @@ static long raw_hypercall(uint64_t nr, const uint64_t a[5])
 			 : "rcx", "r11", "memory", "cc");
 	return rax;
 }
+#endif
 
 static long issue(const struct call *c)
 {
@@ -246,14 +270,19 @@ static long issue(const struct call *c)
 
 static long callback_reg(unsigned type, uint64_t address)
 {
+#ifdef __i386__
+	/* a 32-bit guest's callback is cs:eip (xen_callback_t) */
+	struct callback_register r = { .type = (uint16_t)type, .address = { FLAT_KERNEL_CS, (unsigned long)address } };
+#else
 	struct callback_register r = { .type = (uint16_t)type, .address = address };
+#endif
 
 	return HC(__HYPERVISOR_callback_op, CALLBACKOP_register, &r, 0);
 }
 
 static void nmi_register(void)
 {
-	long rc = callback_reg(CALLBACKTYPE_nmi, (uint64_t)nmi_entry);
+	long rc = callback_reg(CALLBACKTYPE_nmi, (uintptr_t)nmi_entry);
 
 	if (rc)
 		fail("registering our NMI handler again", (unsigned long)rc, 0);
@@ -284,7 +313,9 @@ static void restore_callbacks(void)
 /* Make our IPI port pending, unmasked, with events still masked (block and poll return). */
 static void ipi_pending(void)
 {
-	__atomic_fetch_and(&shared_info->evtchn_pending[W.ipi / 64], ~(1ul << (W.ipi % 64)), __ATOMIC_SEQ_CST);
+	const unsigned bits = 8 * sizeof(shared_info->evtchn_pending[0]);	/* 32 in the 32-bit build */
+
+	__atomic_fetch_and(&shared_info->evtchn_pending[W.ipi / bits], ~(1ul << (W.ipi % bits)), __ATOMIC_SEQ_CST);
 	evtchn_unmask(W.ipi);
 	long rc = evtchn_send(W.ipi);
 	if (rc)
@@ -354,11 +385,12 @@ static void learn(const struct call *c, long rc)
 		struct xen_memory_reservation r;
 		struct xen_memory_exchange x;
 		unsigned op = c->a[0] & 0x3f;
-		uint64_t start = c->a[0] >> 6, m;
+		uint64_t start = c->a[0] >> 6;
+		xen_pfn_t m;	/* 32 bits in the 32-bit build */
 		if ((op == XENMEM_populate_physmap || op == XENMEM_increase_reservation ||
 		     op == XENMEM_decrease_reservation) && rc > (long)start && win_read(c->a[1], &r, sizeof(r))) {
 			for (uint64_t i = start; i < (uint64_t)rc && i < start + 64; i++) {
-				if (!win_read((uint64_t)r.extent_start.p + i * 8, &m, 8))
+				if (!win_read((uintptr_t)r.extent_start.p + i * sizeof(m), &m, sizeof(m)))
 					break;
 				for (uint64_t j = 0; j < (1ull << MIN(r.extent_order, 6u)); j++) {
 					if (op == XENMEM_decrease_reservation)
@@ -377,9 +409,9 @@ static void learn(const struct call *c, long rc)
 		if (op == XENMEM_exchange && rc == 0 && win_read(c->a[1], &x, sizeof(x)) && x.in.extent_order == 0 &&
 		    x.out.extent_order == 0) {
 			for (uint64_t i = exchanged_before; i < x.in.nr_extents && i < 64; i++) {
-				if (win_read((uint64_t)x.in.extent_start.p + i * 8, &m, 8))
+				if (win_read((uintptr_t)x.in.extent_start.p + i * sizeof(m), &m, sizeof(m)))
 					spare_drop(m);
-				if (win_read((uint64_t)x.out.extent_start.p + i * 8, &m, 8))
+				if (win_read((uintptr_t)x.out.extent_start.p + i * sizeof(m), &m, sizeof(m)))
 					spare_add(m);
 			}
 		}
@@ -399,6 +431,18 @@ static void harvest(const struct call *c)
 	}
 }
 
+#ifdef __i386__
+/*
+ * Where a 32-bit guest's pointer may start for a call that checks it as a compat handle
+ * (compat_handle_okay: __compat_addr_ok, below HYPERVISOR_COMPAT_VIRT_START). A call that checks
+ * a native handle (guest_handle_okay: __addr_ok, below 2^47) takes every 32-bit address, and
+ * finds a bad one only as it reads or writes there.
+ */
+static bool compat_guest(uint64_t va)
+{
+	return va < HOLE_START;
+}
+#else
 static bool canonical(uint64_t va)
 {
 	return (uint64_t)((int64_t)(va << 16) >> 16) == va;
@@ -409,6 +453,7 @@ static bool canonical_guest(uint64_t va)
 {
 	return canonical(va) && !(va >= 0xffff800000000000ull && va < 0xffff880000000000ull);
 }
+#endif
 
 /* A vcpu_guest_context the shim can read at p: its window (the generator places it nowhere else
  * that reads). */
@@ -458,6 +503,25 @@ static void check_rules(const struct call *c, long rc)
 		uint32_t fd = (uint32_t)c->a[3];
 		uint16_t d = (uint16_t)fd;
 		bool other = d != DOMID_SELF && d != DOMID_IO && d != DOMID_XEN;
+#ifdef __i386__
+		/*
+		 * 32-bit: mmu_update (native) and compat_mmuext_op (x86_64/compat/mm.c) check the list
+		 * with guest_handle_okay, below 2^47: no 32-bit list fails that, one Xen cannot read
+		 * fails as it is read. compat_mmuext_op reads (translates) the ops before
+		 * do_mmuext_op checks the domains, whose error then wins, and with no ops it never
+		 * calls do_mmuext_op: no domain check at all (count 0).
+		 */
+		uint32_t n = (uint32_t)c->a[1] & ~0x80000000u;	/* less MMU_UPDATE_PREEMPTED */
+		bool ext = c->op == __HYPERVISOR_mmuext_op;
+		if (ext && !n)
+			break;
+		if ((other || (!ext && fd >> 16)) && rc != -XEN_ESRCH)
+			rule = "a batch for a domain that is not here is -ESRCH";
+		else if (ext && !other && d != DOMID_SELF && rc != -XEN_EPERM)
+			rule = "mmuext_op for DOMID_IO or DOMID_XEN is -EPERM";
+		else if (d == DOMID_SELF && !(fd >> 16) && n && c->a[0] >= W.hole_free && rc != -XEN_EFAULT)
+			rule = "a batch of ours whose list lies in the hypervisor's range (unmapped) is -EFAULT";
+#else
 		if (!canonical_guest(c->a[0])) {
 			if (rc != -XEN_EFAULT)
 				rule = "a batch list that starts outside the guest's addresses is -EFAULT";
@@ -466,10 +530,15 @@ static void check_rules(const struct call *c, long rc)
 		} else if (c->op == __HYPERVISOR_mmuext_op && !other && d != DOMID_SELF && rc != -XEN_EPERM) {
 			rule = "mmuext_op for DOMID_IO or DOMID_XEN is -EPERM";
 		}
+#endif
 		break;
 	}
 	case __HYPERVISOR_update_va_mapping_otherdomain: {
+#ifdef __i386__
+		uint16_t d = (uint16_t)c->a[4];		/* compat: va, lo, hi, flags, domid */
+#else
 		uint16_t d = (uint16_t)c->a[3];
+#endif
 		if ((d == DOMID_IO || d == DOMID_XEN) && rc != -XEN_EPERM)
 			rule = "update_va_mapping_otherdomain for DOMID_IO or DOMID_XEN is -EPERM";
 		else if (d != DOMID_SELF && d != DOMID_IO && d != DOMID_XEN && rc != -XEN_ESRCH)
@@ -504,6 +573,11 @@ static void check_rules(const struct call *c, long rc)
 		break;
 	}
 	case __HYPERVISOR_set_segment_base: {
+#ifdef __i386__
+		/* do_set_segment_base: "x86/64 only", -ENOSYS for a 32-bit vCPU */
+		if (rc != -XEN_ENOSYS)
+			rule = "set_segment_base of a 32-bit guest is -ENOSYS";
+#else
 		uint32_t which = (uint32_t)c->a[0];	/* an unsigned int in Xen's prototype */
 		if (which == SEGBASE_GS_USER_SEL && rc != 0)
 			rule = "set_segment_base(GS_USER_SEL) never fails (a bad selector loads NUL)";
@@ -511,6 +585,7 @@ static void check_rules(const struct call *c, long rc)
 			rule = "set_segment_base of FS or a GS base: 0, or -EINVAL for a non-canonical one";
 		else if (which > SEGBASE_GS_USER_SEL && rc != -XEN_EINVAL)
 			rule = "set_segment_base of an unknown register is -EINVAL";
+#endif
 		break;
 	}
 	case __HYPERVISOR_memory_op: {
@@ -522,8 +597,18 @@ static void check_rules(const struct call *c, long rc)
 		else if (start && (op == XENMEM_memory_map || op == XENMEM_machine_memory_map ||
 				   op == XENMEM_machphys_mapping) && rc != -XEN_ENOSYS)
 			rule = "the arch memory_ops with a start extent are -ENOSYS (Xen takes them by the whole cmd)";
+#ifdef __i386__
+		/* compat_arch_memory_op (x86_64/compat/mm.c) copies the struct in before it hands it to
+		 * arch_memory_op, whose privilege check comes first */
+		else if (!start && op == XENMEM_machine_memory_map &&
+			 rc != (win_read(c->a[1], &(struct xen_memory_map){ 0 }, sizeof(struct xen_memory_map))
+				? -XEN_EPERM : -XEN_EFAULT))
+			rule = "XENMEM_machine_memory_map of a 32-bit guest: -EFAULT if its struct cannot be read, "
+			       "else -EPERM (the hardware domain's)";
+#else
 		else if (!start && op == XENMEM_machine_memory_map && rc != -XEN_EPERM)
 			rule = "XENMEM_machine_memory_map is the hardware domain's: -EPERM";
+#endif
 		break;
 	}
 	case __HYPERVISOR_sched_op: {
@@ -533,9 +618,20 @@ static void check_rules(const struct call *c, long rc)
 			rule = "SCHEDOP_pin_override is the hardware domain's: -EPERM";
 		else if (c->a[0] == SCHEDOP_remote_shutdown && win_read(c->a[1], &r, sizeof(r)) && rc != -XEN_ESRCH)
 			rule = "SCHEDOP_remote_shutdown of a domain that is not here is -ESRCH";
+#ifdef __i386__
+		/*
+		 * 32-bit: do_poll checks the list with guest_handle_okay (below 2^47: compat_poll makes
+		 * it a native handle) and reads it only after blocking, so an empty list is never read,
+		 * and an event that wakes us first ends the poll (0) before the read.
+		 */
+		else if (c->a[0] == SCHEDOP_poll && win_read(c->a[1], &p, sizeof(p)) && p.nr_ports >= 1 &&
+			 p.nr_ports <= 128 && (uintptr_t)p.ports.p >= W.hole_free && rc != -XEN_EFAULT && rc != 0)
+			rule = "SCHEDOP_poll of ports in the hypervisor's range (unmapped) is -EFAULT (0 if woken first)";
+#else
 		else if (c->a[0] == SCHEDOP_poll && win_read(c->a[1], &p, sizeof(p)) && p.nr_ports <= 128 &&
 			 !canonical_guest((uint64_t)p.ports.p) && rc != -XEN_EFAULT)
 			rule = "SCHEDOP_poll with a port list outside the guest's addresses is -EFAULT, even empty";
+#endif
 		break;
 	}
 	case __HYPERVISOR_vcpu_op: {
@@ -548,20 +644,42 @@ static void check_rules(const struct call *c, long rc)
 			rule = "VCPUOP_get_physid is for the hardware domain's pinned vCPUs: -EINVAL";
 		else if (cmd == VCPUOP_initialise && rc != (ctx_readable(c->a[2]) ? -XEN_EEXIST : -XEN_EFAULT))
 			rule = "VCPUOP_initialise of our running vCPU 0: -EFAULT if the context cannot be read, else -EEXIST";
+#ifdef __i386__
+		/* the compat calls read a 32-bit handle and check it with compat_handle_okay */
+		else if ((cmd == VCPUOP_register_runstate_memory_area || cmd == VCPUOP_register_vcpu_time_memory_area) &&
+			 win_read(c->a[2], &area, 4) && !compat_guest((uint32_t)area) && rc != -XEN_EFAULT)
+			rule = "a runstate or time area in the hypervisor's range is -EFAULT";
+#else
 		else if ((cmd == VCPUOP_register_runstate_memory_area || cmd == VCPUOP_register_vcpu_time_memory_area) &&
 			 win_read(c->a[2], &area, 8) && !canonical_guest(area) && rc != -XEN_EFAULT)
 			rule = "a runstate or time area outside the guest's addresses is -EFAULT";
+#endif
+		/* misaligned for the guest's vcpu_info: Xen's map_vcpu_info takes alignof the compat
+		 * one for a 32-bit guest (4: its uint64_t fields are 4-aligned), of the native one (8)
+		 * else; _Alignof here is the same by the build's ABI */
 		else if (cmd == VCPUOP_register_vcpu_info && win_read(c->a[2], &vi, sizeof(vi)) &&
-			 (vi.offset > PAGE_SIZE - sizeof(struct vcpu_info) || (vi.offset & 7)) && rc != -XEN_ENXIO)
+			 (vi.offset > PAGE_SIZE - sizeof(struct vcpu_info) ||
+			  (vi.offset & (_Alignof(struct vcpu_info) - 1))) && rc != -XEN_ENXIO)
 			rule = "a vcpu_info that straddles a page or is misaligned is -ENXIO";
 		break;
 	}
 	case __HYPERVISOR_grant_table_op:
 		/* the op's struct is the guest's: one outside its addresses is never read or written */
+#ifdef __i386__
+		/* the hypervisor's range of a 32-bit guest: unmapped past the m2p (bad_ptr), and for
+		 * query_size also the compat m2p, read-only (gen.c): its result cannot be written */
+		if ((uint32_t)c->a[2] == 1 && !compat_guest(c->a[1]) &&
+		    (c->a[0] == GNTTABOP_query_size || (c->a[0] == GNTTABOP_setup_table && c->a[1] >= W.hole_free)) &&
+		    rc != -XEN_EFAULT)
+			rule = "grant_table_op with its struct in the hypervisor's range is -EFAULT";
+#else
 		if ((uint32_t)c->a[2] == 1 && (c->a[0] == GNTTABOP_query_size || c->a[0] == GNTTABOP_setup_table) &&
 		    !canonical_guest(c->a[1]) && rc != -XEN_EFAULT)
 			rule = "grant_table_op with its struct outside the guest's addresses is -EFAULT";
+#endif
 		break;
+#ifndef __i386__
+	/* (a 32-bit guest's callback is cs:eip: no address is non-canonical) */
 	case __HYPERVISOR_callback_op: {
 		struct callback_register r;
 		if (c->a[0] == CALLBACKOP_register && win_read(c->a[1], &r, sizeof(r)) && !canonical(r.address) &&
@@ -569,6 +687,7 @@ static void check_rules(const struct call *c, long rc)
 			rule = "CALLBACKOP_register of a non-canonical address is -EINVAL";
 		break;
 	}
+#endif
 	}
 	if (rule)
 		fail(rule, (unsigned long)rc, 0);
@@ -624,18 +743,36 @@ static uint64_t last_clock;
 static uint8_t pt_level[NPT_MAX];
 static uint64_t pt_base_va[NPT_MAX];	/* the first address each table maps */
 
+/*
+ * Xen's own entries in a live table: its business. 64-bit: L4 slots 256-271. 32-bit PAE: in the
+ * L2 under L3 slot 3, those from HYPERVISOR_VIRT_START up (the compat m2p's; the L3 has 4 slots).
+ */
+#ifdef __i386__
+#define TOP_SLOTS 4u
+static bool xen_slot(unsigned t, unsigned i)
+{
+	return pt_level[t] == 2 && pt_base_va[t] == 0xc0000000ull && i >= pt_index(HOLE_START, 2);
+}
+#else
+#define TOP_SLOTS 256u		/* our half of the L4 */
+static bool xen_slot(unsigned t, unsigned i)
+{
+	return t == 0 && i >= 256 && i < 272;
+}
+#endif
+
 static void walk_live_tables(void)
 {
 	uint8_t *level = pt_level;
 
 	W.pt_mfn[0] = virt_to_mfn((void *)start_info->pt_base);
-	level[0] = 4;
+	level[0] = PT_LEVELS;
 	W.nr_pt = 1;
 	for (unsigned t = 0; t < W.nr_pt; t++) {
 		const uint64_t *tab = (const uint64_t *)(mfn_to_pfn(W.pt_mfn[t]) << PAGE_SHIFT);
-		for (unsigned i = 0; i < (level[t] == 4 ? 256u : 512u) && level[t] > 1; i++) {
+		for (unsigned i = 0; i < (level[t] == PT_LEVELS ? TOP_SLOTS : 512u) && level[t] > 1; i++) {
 			uint64_t e = tab[i];
-			if (!(e & PTE_PRESENT) || (e & PTE_PSE))
+			if (!(e & PTE_PRESENT) || (e & PTE_PSE) || xen_slot(t, i))
 				continue;
 			if (W.nr_pt == NPT_MAX)
 				test_fail("more than %u live page tables", NPT_MAX);
@@ -655,13 +792,13 @@ static void check_live_tables(void)
 	for (unsigned t = 0; t < W.nr_pt; t++) {
 		const uint64_t *tab = (const uint64_t *)(mfn_to_pfn(W.pt_mfn[t]) << PAGE_SHIFT);
 		for (unsigned i = 0; i < 512; i++) {
-			if (t == 0 && i >= 256 && i < 272)
-				continue;		/* Xen's own slots: its business */
+			if (xen_slot(t, i))
+				continue;
 			if ((tab[i] ^ snap[t][i]) & ~AD_BITS) {
-				printf("hcfuzz: live L%u table %u (mfn %#lx) entry %u (va %#lx): %#lx, was %#lx\n",
+				printf("hcfuzz: live L%u table %u (mfn %#lx) entry %u (va %#llx): %#llx, was %#llx\n",
 				       pt_level[t], t, W.pt_mfn[t], i,
-				       (unsigned long)(pt_base_va[t] + ((uint64_t)i << (PAGE_SHIFT + 9 * (pt_level[t] - 1)))),
-				       (unsigned long)tab[i], (unsigned long)snap[t][i]);
+				       (unsigned long long)(pt_base_va[t] + ((uint64_t)i << (PAGE_SHIFT + 9 * (pt_level[t] - 1)))),
+				       (unsigned long long)tab[i], (unsigned long long)snap[t][i]);
 				fail("a live page-table entry changed (table mfn, entry index)", W.pt_mfn[t], i);
 			}
 		}
@@ -729,10 +866,12 @@ static void batch_end(void)
 		W.dr[i] = 0;
 	}
 	HC(__HYPERVISOR_fpu_taskswitch, 0, 0, 0);
+#ifndef __i386__	/* (64-bit only: a 32-bit guest has no segment bases to put back) */
 	HC(__HYPERVISOR_set_segment_base, SEGBASE_GS_USER_SEL, 0, 0);
 	HC(__HYPERVISOR_set_segment_base, SEGBASE_FS, 0, 0);
 	HC(__HYPERVISOR_set_segment_base, SEGBASE_GS_USER, 0, 0);
 	HC(__HYPERVISOR_set_segment_base, SEGBASE_GS_KERNEL, 0, 0);
+#endif
 	HC(__HYPERVISOR_stack_switch, FLAT_KERNEL_SS, boot_rsp, 0);
 	struct physdev_set_iopl iopl = { 0 };
 	HC(__HYPERVISOR_physdev_op, PHYSDEVOP_set_iopl, &iopl, 0);
@@ -765,7 +904,7 @@ static void batch_end(void)
 			fail("a scratch frame cannot be cleared: a reference leaked? (frame, rc)", W.scr_mfn[i],
 			     (unsigned long)rc);
 		if ((rc = mmu_update1(((uint64_t)W.scr_mfn[i] << PAGE_SHIFT) | MMU_MACHPHYS_UPDATE,
-				      (uint64_t)scr[i] >> PAGE_SHIFT)))
+				      (uint64_t)(uintptr_t)scr[i] >> PAGE_SHIFT)))
 			fail("putting a scratch frame's m2p entry back (frame, rc)", W.scr_mfn[i], (unsigned long)rc);
 	}
 	close_ports();
@@ -807,6 +946,20 @@ static void batch_begin(void)
 
 	if (s4 == s3 || s3 == s2 || s2 == s1 || s4 == s2 || s4 == s1 || s3 == s1)
 		return;
+#ifdef __i386__
+	/* PAE: an L3 of 4 slots on top (s4 stays unused) */
+	mmu_update_t r[3] = {
+		{ pte(W.scr_mfn[s1], 0) + below(512) * 8, pte(W.guard_mfn[below(GUARD_PAGES)], PTE_RO_FLAGS) },
+		{ pte(W.scr_mfn[s2], 0) + below(512) * 8, pte(W.scr_mfn[s1], PDE_FLAGS) },
+		{ pte(W.scr_mfn[s3], 0) + below(4) * 8, pte(W.scr_mfn[s2], PDE_FLAGS) },
+	};
+	long rc = mmu_update(r, 3, NULL), prc = 1;
+	if (rc == 0 && chance(70))
+		prc = pin(3, scr[s3]);
+	if (trace && callno >= trace_from)
+		printf("  batch %lu: scratch L3 %#lx -> L2 %#lx -> L1 %#lx: %ld, pinned %ld\n", nr_batches,
+		       W.scr_mfn[s3], W.scr_mfn[s2], W.scr_mfn[s1], rc, prc);
+#else
 	mmu_update_t r[4] = {
 		{ pte(W.scr_mfn[s1], 0) + below(512) * 8, pte(W.guard_mfn[below(GUARD_PAGES)], PTE_RO_FLAGS) },
 		{ pte(W.scr_mfn[s2], 0) + below(512) * 8, pte(W.scr_mfn[s1], PDE_FLAGS) },
@@ -819,6 +972,7 @@ static void batch_begin(void)
 	if (trace && callno >= trace_from)
 		printf("  batch %lu: scratch L4 %#lx -> L3 %#lx -> L2 %#lx -> L1 %#lx: %ld, pinned %ld\n", nr_batches,
 		       W.scr_mfn[s4], W.scr_mfn[s3], W.scr_mfn[s2], W.scr_mfn[s1], rc, prc);
+#endif
 }
 
 static void setup(void)
@@ -866,6 +1020,32 @@ static void setup(void)
 		W.min_mfn = MIN(W.min_mfn, pfn_to_mfn(pfn));
 	W.m2p_va = mp.v_start;
 	W.m2p_bytes = mp.v_end - mp.v_start;
+#ifdef __i386__
+	/*
+	 * What the generators take for unmapped (hcfuzz.h), checked 2 MiB (an L2 entry) at a time:
+	 * nothing from NOMAP_START up to the hole, and in the hole nothing past the compat m2p's
+	 * mapping (W.hole_free) up to 4 GiB.
+	 */
+	const uint64_t l2_span = 1ull << (PAGE_SHIFT + 9);
+	int lvl;
+	for (uint64_t va = NOMAP_START; va < HOLE_START; va += l2_span)
+		if (pt_lookup((unsigned long)va, &lvl) || lvl < 2)
+			test_fail("something is mapped at %#llx, where hcfuzz takes nothing to be", (unsigned long long)va);
+	if (W.m2p_va != HOLE_START)
+		test_fail("the m2p is at %#lx, not at the hole's start", W.m2p_va);
+	uint64_t va = HOLE_START;
+	while (va < HOLE_END && (pt_lookup((unsigned long)va, &lvl) || lvl < 2))
+		va += l2_span;
+	W.hole_free = va;
+	for (; va < HOLE_END; va += l2_span)
+		if (pt_lookup((unsigned long)va, &lvl) || lvl < 2)
+			test_fail("the hypervisor's range is mapped at %#llx, past the m2p's end %#llx", (unsigned long long)va,
+				  (unsigned long long)W.hole_free);
+	if (W.hole_free > HOLE_END - l2_span)
+		test_fail("the m2p fills the hypervisor's range: nothing unmapped there");
+	printf("hcfuzz: 32-bit: the compat m2p is mapped at %#lx-%#llx, nothing past it\n", W.m2p_va,
+	       (unsigned long long)W.hole_free - 1);
+#endif
 	W.shared_mfn = start_info->shared_info >> PAGE_SHIFT;
 	W.cons_mfn = start_info->console.domU.mfn;
 	W.store_mfn = start_info->store_mfn;
