@@ -165,7 +165,7 @@ static uint64_t pick_mfn(enum mfn_use u)
 		if (r < 60)
 			return W.guard_mfn[below(GUARD_PAGES)];
 		if (r < 70)
-			return virt_to_mfn((void *)(uintptr_t)W.text_va);
+			return virt_to_mfn(gdt_decoy);	/* read-only text that runs nothing (main.c) */
 		return garbage_mfn();
 	}
 	return garbage_mfn();
@@ -597,7 +597,9 @@ static void g_mmu_update(struct call *c)
 	c->a[0] = list;
 	c->a[1] = extra == 1 ? (1ull << 32) + count : extra == 0 ? count : count | 0x80000000u;
 	c->a[2] = chance(60) ? out_ptr(4) : chance(50) ? 0 : bad_ptr();
-	c->a[3] = chance(85) ? DOMID_SELF : chance(50) ? pick_dom() : (DOMID_SELF | (below(4) << 16));
+	/* the high half names the page tables' domain, plus one (Xen's PFD): one of the highest
+	 * domain ids, never ours; a small one could be our own id, which Xen takes as us */
+	c->a[3] = chance(85) ? DOMID_SELF : chance(50) ? pick_dom() : (DOMID_SELF | ((DOMID_FIRST_RESERVED - below(4)) << 16));
 }
 
 static void g_set_gdt(struct call *c)

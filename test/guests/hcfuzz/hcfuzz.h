@@ -110,4 +110,7 @@ void gen_call(struct call *c, bool in_mc);
 
 const char *hc_name(uint64_t op);
 
+/* A page of our read-only text that runs nothing, for set_gdt's frame lists (main.c). */
+extern unsigned char gdt_decoy[];
+
 #endif

@@ -975,6 +975,21 @@ static void batch_begin(void)
 #endif
 }
 
+/*
+ * The frame set_gdt gets as "our read-only text": a page of the read-only text that runs
+ * nothing. Validating a frame as a descriptor page rewrites every descriptor before the first
+ * bad one (its DPL fixed up) even when the page is then refused, as Xen's validate_segdesc_page
+ * does; handed the frame of code we run, that rewrote an instruction of ours (with main.o linked
+ * before gen.o, record()'s "xor %edx,%edx" became "xor %esi,%edx" and the guest crashed). A
+ * copy of our first text page at setup, so that it looks like code.
+ */
+__asm__(".pushsection .text.decoy, \"ax\", @progbits\n"
+	".balign 4096\n"
+	".globl gdt_decoy\n"
+	"gdt_decoy:\n"
+	".fill 4096, 1, 0\n"
+	".popsection");
+
 static void setup(void)
 {
 	long rc;
@@ -982,6 +997,7 @@ static void setup(void)
 	/* our text (and the read-only data before the title) read-only: "the kernel image" */
 	W.text_va = (unsigned long)_image_start;
 	W.text_end = (unsigned long)test_title & ~(PAGE_SIZE - 1);
+	memcpy(gdt_decoy, (const void *)W.text_va, PAGE_SIZE);
 	for (unsigned long va = W.text_va; va < W.text_end; va += PAGE_SIZE)
 		if ((rc = hypercall_update_va_mapping(va, pte_of((void *)va, PTE_RO_FLAGS), UVMF_INVLPG)))
 			test_fail("making our text read-only: %ld %s", rc, errno_name(rc));
