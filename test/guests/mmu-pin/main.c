@@ -130,6 +130,26 @@ static void l1_rules(void)
 	      errno_name(rc));
 }
 
+/* Both builds' chains: the L2 and its L1, pinned, mis-pinned, and the L1 kept from being writable. */
+static void l2_l1_pins(void *l1, void *l2)
+{
+	long rc;
+
+	rc = pin(2, l2);
+	check(rc == 0, "pin L2 (validates its L1 too): %ld %s", rc, errno_name(rc));
+	rc = pin(1, l1);
+	check(rc == 0, "pin the L1 it already uses as L1: %ld %s", rc, errno_name(rc));
+	rc = pin(1, l2);
+	check(rc == -XEN_EINVAL, "pin the pinned L2 as L1: %ld %s (want -EINVAL)", rc, errno_name(rc));
+	rc = pin(3, l1);
+	check(rc == -XEN_EINVAL, "pin the L1 as L3: %ld %s (want -EINVAL)", rc, errno_name(rc));
+	rc = unpin(l1);
+	check(rc == 0, "unpin the L1 (still in use by the L2): %ld %s", rc, errno_name(rc));
+	rc = page_rw(l1);
+	check(rc == -XEN_EBUSY, "map that L1 writable while the L2 uses it: %ld %s (want -EBUSY)", rc,
+	      errno_name(rc));
+}
+
 #ifdef __i386__
 /* An L3 whose slot 3 holds l2 (page_rw'd to edit, read-only again): pinning it must fail. */
 static void pin_l3_refused(uint64_t *l3, uint64_t l3e3, const char *what)
@@ -197,19 +217,7 @@ static void chain(void)
 	if (page_ro(l1) || page_ro(l2) || page_ro(xl2) || page_ro(l3) || page_ro(l3b))
 		test_fail("cannot remap the chain read-only");
 
-	rc = pin(2, l2);
-	check(rc == 0, "pin L2 (validates its L1 too): %ld %s", rc, errno_name(rc));
-	rc = pin(1, l1);
-	check(rc == 0, "pin the L1 it already uses as L1: %ld %s", rc, errno_name(rc));
-	rc = pin(1, l2);
-	check(rc == -XEN_EINVAL, "pin the pinned L2 as L1: %ld %s (want -EINVAL)", rc, errno_name(rc));
-	rc = pin(3, l1);
-	check(rc == -XEN_EINVAL, "pin the L1 as L3: %ld %s (want -EINVAL)", rc, errno_name(rc));
-	rc = unpin(l1);
-	check(rc == 0, "unpin the L1 (still in use by the L2): %ld %s", rc, errno_name(rc));
-	rc = page_rw(l1);
-	check(rc == -XEN_EBUSY, "map that L1 writable while the L2 uses it: %ld %s (want -EBUSY)", rc,
-	      errno_name(rc));
+	l2_l1_pins(l1, l2);
 
 	/* promote_l3_table: slot 3 must hold an L2 that only this L3 uses, typed PGT_pae_xen_l2 */
 	rc = pin(3, l3b);
@@ -313,19 +321,7 @@ static void chain(void)
 	if (page_ro(l1) || page_ro(l2) || page_ro(l3) || page_ro(l4))
 		test_fail("cannot remap the chain read-only");
 
-	rc = pin(2, l2);
-	check(rc == 0, "pin L2 (validates its L1 too): %ld %s", rc, errno_name(rc));
-	rc = pin(1, l1);
-	check(rc == 0, "pin the L1 it already uses as L1: %ld %s", rc, errno_name(rc));
-	rc = pin(1, l2);
-	check(rc == -XEN_EINVAL, "pin the pinned L2 as L1: %ld %s (want -EINVAL)", rc, errno_name(rc));
-	rc = pin(3, l1);
-	check(rc == -XEN_EINVAL, "pin the L1 as L3: %ld %s (want -EINVAL)", rc, errno_name(rc));
-	rc = unpin(l1);
-	check(rc == 0, "unpin the L1 (still in use by the L2): %ld %s", rc, errno_name(rc));
-	rc = page_rw(l1);
-	check(rc == -XEN_EBUSY, "map that L1 writable while the L2 uses it: %ld %s (want -EBUSY)", rc,
-	      errno_name(rc));
+	l2_l1_pins(l1, l2);
 
 	rc = pin(3, l3);
 	check(rc == 0, "pin L3: %ld %s", rc, errno_name(rc));
