@@ -48,6 +48,12 @@
 #define SEL_RING3_CS64    0xe033
 #define SEL_CS32          0xe038
 #define SEL_TSS           0xe040                    /* 16 bytes */
+/* A 32-bit PAE guest's flat selectors (Xen's compat_gdt): 0xe018-0xe037 hold these instead. */
+#define SEL_RING1_CS32    0xe019                    /* FLAT_RING1_CS: its kernel, in ring 1 */
+#define SEL_RING1_DS      0xe021
+#define SEL_C_RING3_CS32  0xe02b                    /* FLAT_RING3_CS of xen-x86_32.h */
+#define SEL_C_RING3_DS    0xe033
+#define VEC_COMPAT_HCALL  0x82                      /* int $0x82: a 32-bit guest's hypercall gate (DPL 1) */
 #define SEL_LDT           0xe050                    /* 16 bytes: the guest's LDT (pv/mm/desc.c) */
 #define GDT_SHIM_ENTRIES  12                        /* 0xe000..0xe05f */
 #define GDT_WINDOW_PAGES  16                        /* the GDTR covers 0-0xffff */

@@ -175,6 +175,19 @@ int cpu_alloc_tables(struct cpu *c)
     return 0;
 }
 
+/* A 32-bit PAE guest's flat selectors in place of the 64-bit ones (Xen's compat_gdt): ring-1
+ * code and data at 0xe018/0xe020, ring-3 code and data at 0xe028/0xe030, all 4 GiB flat (the
+ * hypervisor's hole above 0xF5800000 is kept by paging). The shim's own entries stay. */
+void cpu_gdt_compat(struct cpu *c)
+{
+    uint64_t *g = &c->gdt[GDT_FIRST_SHIM >> 3];
+
+    g[SEL_RING1_CS32 >> 3 & 0x1ff] = seg_desc(0, 0xfffff, 0xb, 1, false, true, true);
+    g[SEL_RING1_DS >> 3 & 0x1ff] = seg_desc(0, 0xfffff, 0x3, 1, false, true, true);
+    g[SEL_C_RING3_CS32 >> 3 & 0x1ff] = seg_desc(0, 0xfffff, 0xb, 3, false, true, true);
+    g[SEL_C_RING3_DS >> 3 & 0x1ff] = seg_desc(0, 0xfffff, 0x3, 3, false, true, true);
+}
+
 void cpu_load_tables(struct cpu *c)
 {
     struct desc_ptr gdtr = { GDT_WINDOW_PAGES * PAGE_SIZE - 1, (uintptr_t)c->gdt };

@@ -93,12 +93,14 @@ void cpu_early_init(struct cpu *c);         /* BSP before paging: %gs and the ID
 struct cpu *cpu_alloc(unsigned id, uint32_t apic_id);
 int cpu_alloc_tables(struct cpu *c);        /* stacks, IST stacks, GDT window */
 void cpu_load_tables(struct cpu *c);        /* on c itself: GDT, TSS, IDT, %gs, control registers */
+void cpu_gdt_compat(struct cpu *c);         /* a 32-bit guest's flat selectors in c's GDT */
 void call_on_stack(uintptr_t sp, void (*fn)(void *), void *arg) __noreturn;
 
 /* idt.c */
 void idt_init(uint16_t cs);
 void idt_enable_ist(void);
 void idt_load(void);
+void idt_compat_gate(void);             /* int $0x82 open to ring 1 (a 32-bit guest's hypercalls) */
 const void *idt_table(void);            /* the IDT's address (xpti.c maps it) */
 
 /* traps.c */

@@ -9,13 +9,16 @@ struct idt_gate {
 
 static struct idt_gate idt[256] __aligned(16);
 
+static bool compat_gate;                /* int $0x82 is a 32-bit guest's hypercall gate */
+
 static void set_gate(unsigned vec, uint16_t cs, unsigned ist)
 {
     uint64_t a = (uintptr_t)trap_stubs + 16 * vec;
     /* int3 and int $4 may be executed by the guest (in ring 3): their gates are DPL 3, as on Xen,
      * whatever DPL the guest gave them; any other INT n from the guest is a #GP, which
-     * pv/vcpu/traps.c turns into the guest's trap n when the guest allows it */
-    uint64_t dpl = vec == 3 || vec == 4 ? 3 : 0;
+     * pv/vcpu/traps.c turns into the guest's trap n when the guest allows it. A 32-bit guest's
+     * kernel (ring 1) makes hypercalls with int $0x82: DPL 1. */
+    uint64_t dpl = vec == 3 || vec == 4 ? 3 : vec == VEC_COMPAT_HCALL && compat_gate ? 1 : 0;
 
     idt[vec].lo = (a & 0xffff) | ((uint64_t)cs << 16) | ((uint64_t)ist << 32) | (0xeull << 40) | (dpl << 45) |
                   (1ull << 47) | (((a >> 16) & 0xffff) << 48);
@@ -35,6 +38,12 @@ void idt_enable_ist(void)
     set_gate(8, SEL_CS64, IST_DF);
     set_gate(2, SEL_CS64, IST_NMI);
     set_gate(18, SEL_CS64, IST_MC);
+}
+
+void idt_compat_gate(void)
+{
+    compat_gate = true;
+    set_gate(VEC_COMPAT_HCALL, SEL_CS64, 0);
 }
 
 void idt_load(void)

@@ -1,4 +1,5 @@
 /* traps.c: exception handling: register dump, faulting address, symbolized backtrace; NMI. */
+#include "compat/compat.h"
 #include "pv/domain/domain.h"
 #include "pv/events/events.h"
 #include "pv/vcpu/traps.h"
@@ -135,6 +136,10 @@ void do_trap(struct cpu_regs *r)
     /* first, before anything (a hypercall exit, a nested fault) can change it */
     uint64_t cr2 = r->vector == 14 ? read_cr2() : 0;
 
+    if (r->vector == VEC_COMPAT_HCALL && (r->cs & 3)) {
+        compat_hypercall(r);            /* its gate is DPL 1: only a 32-bit guest's kernel gets here */
+        return;
+    }
     if (r->vector >= 32) {
         irq_dispatch(r);
         if (r->cs & 3)

@@ -3,6 +3,7 @@
 #include "pv/domain/domain.h"
 #include "pv/hypercall/hypercall.h"
 #include "pv/mm/guest.h"
+#include "pv/vcpu/traps.h"
 #include "shim/console.h"
 #include "shim/panic.h"
 #include "shim/x86.h"
@@ -21,7 +22,7 @@ void pv_crash(const struct cpu_regs *r, const char *fmt, ...)
     printk(LOG_ERR, "guest crashed: %s\n", buf);
     if (r) {
         printk(LOG_ERR, "  guest rip %04lx:%016lx rflags %016lx rsp %04lx:%016lx cr2 %#lx\n", r->cs, r->rip,
-               r->rflags, r->ss, r->rsp, pv_dom.vcpu[0].vi ? pv_dom.vcpu[0].vi->arch.cr2 : 0);
+               r->rflags, r->ss, r->rsp, pv_current()->vi ? pv_get_cr2() : 0);
         printk(LOG_ERR, "  rax %016lx rbx %016lx rcx %016lx rdx %016lx\n", r->rax, r->rbx, r->rcx, r->rdx);
         printk(LOG_ERR, "  rsi %016lx rdi %016lx rbp %016lx r8  %016lx\n", r->rsi, r->rdi, r->rbp, r->r8);
         printk(LOG_ERR, "  r9  %016lx r10 %016lx r11 %016lx r12 %016lx\n", r->r9, r->r10, r->r11, r->r12);

@@ -52,7 +52,9 @@ struct pv_vcpu {
     uint64_t clock_ahead;               /* ns its pvclock runs ahead of its CPU's clock line */
 
     /* Its CPU state, as Xen keeps per vCPU (the hardware holds the rest: vCPU n owns shim CPU n) */
-    uint64_t cr3;                       /* machine address of the current (kernel) L4 */
+    uint64_t cr3;                       /* machine address of the current (kernel) L4; of a 32-bit
+                                         * guest: its vCPU's L4 of ours, holding compat_l3 in slot 0 */
+    uint64_t compat_l3;                 /* a 32-bit guest's current L3 (its CR3's frame), 0: none */
     uint64_t cr3_user_mfn;              /* NEW_USER_BASEPTR's L4 (0: none) */
     uint64_t gs_base_user;              /* the guest's other GS base (user mode's, while in kernel) */
     uint64_t kernel_ss, kernel_sp;      /* stack_switch: the stack for entries from user mode */
@@ -108,6 +110,8 @@ struct pv_domain {
     uint64_t vm_assist;
     uint32_t features;                  /* XENFEAT_ submap 0 we offer */
     bool hypercall_page;
+    bool compat;                        /* a 32-bit PAE guest (compat/): ring 1, int $0x82 */
+    uint32_t *m2p32;                    /* and its compat m2p, the shim's writable view (compat/build.c) */
 
     struct shared_info *shared;
     uint64_t shared_mfn;
@@ -131,6 +135,14 @@ struct pv_domain {
 };
 
 extern struct pv_domain pv_dom;
+
+/* The m2p entry of mfn, and the compat m2p's of a 32-bit guest with it, as Xen's set_gpfn_from_mfn. */
+static inline void pv_m2p_set(uint64_t mfn, uint64_t pfn)
+{
+    pv_dom.m2p[mfn] = pfn;
+    if (pv_dom.m2p32)
+        pv_dom.m2p32[mfn] = (uint32_t)pfn;
+}
 
 /* An address the guest may use: canonical, outside the hypervisor's hole. */
 static inline bool pv_guest_va(uint64_t va)

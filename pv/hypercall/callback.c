@@ -15,7 +15,7 @@
 #include "shim/debug.h"
 #include "shim/xerrno.h"
 
-static long do_register(const struct callback_register *c)
+long pv_callback_register(const struct callback_register *c)
 {
     struct pv_vcpu *v = pv_current();
     bool mask = c->flags & CALLBACKF_mask_events;
@@ -56,7 +56,7 @@ long hc_callback_op(struct cpu_regs *regs, uint64_t cmd, uint64_t arg, uint64_t 
         struct callback_register c;
         if (copy_from_guest(&c, arg, sizeof(c)))
             return ERR(-XEN_EFAULT, "copy_from_guest(&c, arg, sizeof(c))");
-        return do_register(&c);
+        return pv_callback_register(&c);
     }
     case CALLBACKOP_unregister: {
         struct callback_unregister u;
@@ -90,6 +90,6 @@ long hc_set_callbacks(struct cpu_regs *regs, uint64_t event, uint64_t failsafe, 
     };
 
     for (unsigned i = 0; i < 3; i++)
-        (void)do_register(&c[i]);
+        (void)pv_callback_register(&c[i]);
     return 0;
 }

@@ -71,6 +71,17 @@ long pv_hypercall_call(struct cpu_regs *r, uint64_t nr, const uint64_t a[5]);
 bool pv_hypercall_ends_frame(uint64_t nr);     /* iret: the frame is replaced, nothing follows it */
 void pv_hypercall_report(void);
 
+/* The parts of handlers a 32-bit guest's translations (compat/) call with their arguments read. */
+struct sched_poll;
+struct callback_register;
+struct mmuext_op;
+long pv_sched_poll(const struct sched_poll *sp);                    /* sched.c */
+long pv_callback_register(const struct callback_register *c);      /* callback.c */
+long pv_set_gdt_frames(const uint64_t *frames, unsigned entries);  /* mm/desc.c */
+/* mmu.c: mmuext_op's loop over a list whose entries fetch() reads (0, or -EFAULT) */
+long pv_mmuext_list(uint64_t uops, uint64_t count, uint64_t pdone, uint64_t foreigndom, uint64_t op_size,
+                    int (*fetch)(struct mmuext_op *op, uint64_t at));
+
 void pv_grant_resume(void);             /* grant.c: the grant frames at L0 again (a new domain) */
 /* watchdog.c: SCHEDOP_watchdog, and re-arming its timer on vCPU 0's CPU */
 long pv_sched_watchdog(uint64_t arg);

@@ -15,6 +15,7 @@
  *   MARK_SUPER, UNMARK_SUPER                                       refused -EOPNOTSUPP (gone from Xen)
  *   anything else                                                  refused -ENOSYS
  */
+#include "compat/compat.h"
 #include "pv/domain/domain.h"
 #include "pv/hypercall/hypercall.h"
 #include "pv/mm/guest.h"
@@ -117,7 +118,7 @@ long hc_mmu_update(struct cpu_regs *regs, uint64_t ureqs, uint64_t count, uint64
             if (!(pv_mfn_is_guest(m) || owned) || m >= pv_dom.max_mfn)
                 rc = ERR(-XEN_EINVAL);
             else
-                pv_dom.m2p[ptr >> PAGE_SHIFT] = req.val;
+                pv_m2p_set(ptr >> PAGE_SHIFT, req.val);
             break;
         }
         default:
@@ -146,7 +147,7 @@ static int set_baseptr(uint64_t mfn, uint64_t *slot, bool may_clear)
         *slot = 0;
         return 0;
     }
-    if ((rc = pt_get_type(mfn, PGT_L4)))
+    if ((rc = pt_get_type(mfn, pv_dom.compat ? PGT_L3 : PGT_L4)))
         return rc;
     if (*slot)
         pt_put_type(*slot);
@@ -157,6 +158,17 @@ static int set_baseptr(uint64_t mfn, uint64_t *slot, bool may_clear)
 /* The guest kernel's new L4 (MMUEXT_NEW_BASEPTR, or a CR3 write): loaded at once. */
 int pv_new_baseptr(uint64_t mfn)
 {
+    if (pv_dom.compat) {
+        /* a 32-bit guest's L3, under its vCPU's own L4 (compat/cr3.c) */
+        uint64_t cur = pv_current()->compat_l3;
+        int rc = set_baseptr(mfn, &cur, false);
+        if (rc)
+            return rc;
+        compat_set_l3(pv_current(), cur);
+        flush_load_cr3(pv_current()->cr3);
+        pv_ldt_drop();
+        return 0;
+    }
     uint64_t old = pv_current()->cr3 >> PAGE_SHIFT, cur = old;
     int rc = set_baseptr(mfn, &cur, false);
 
@@ -181,12 +193,16 @@ static int mmuext_one(const struct mmuext_op *op)
     case MMUEXT_PIN_L2_TABLE:
     case MMUEXT_PIN_L3_TABLE:
     case MMUEXT_PIN_L4_TABLE:
+        if (op->cmd == MMUEXT_PIN_L4_TABLE && pv_dom.compat)
+            return 0;                   /* as Xen: a no-op for a 32-bit guest */
         return pt_pin(op->arg1.mfn, op->cmd - MMUEXT_PIN_L1_TABLE + 1);
     case MMUEXT_UNPIN_TABLE:
         return pt_unpin(op->arg1.mfn);
     case MMUEXT_NEW_BASEPTR:
         return pv_new_baseptr(op->arg1.mfn);
     case MMUEXT_NEW_USER_BASEPTR:
+        if (pv_dom.compat)
+            return ERR(-XEN_EINVAL, "as Xen: no user base for a 32-bit guest");
         if ((rc = set_baseptr(op->arg1.mfn, &pv_current()->cr3_user_mfn, true)))
             return rc;
         if (op->arg1.mfn && pv_m2p_strict())
@@ -244,8 +260,19 @@ static int mmuext_one(const struct mmuext_op *op)
     }
 }
 
+static int fetch_native(struct mmuext_op *op, uint64_t at)
+{
+    return copy_from_guest(op, at, sizeof(*op)) ? ERR(-XEN_EFAULT) : 0;
+}
+
 long hc_mmuext_op(struct cpu_regs *regs, uint64_t uops, uint64_t count, uint64_t pdone,
                   uint64_t foreigndom, uint64_t a5)
+{
+    return pv_mmuext_list(uops, count, pdone, foreigndom, sizeof(struct mmuext_op), fetch_native);
+}
+
+long pv_mmuext_list(uint64_t uops, uint64_t count, uint64_t pdone, uint64_t foreigndom, uint64_t op_size,
+                    int (*fetch)(struct mmuext_op *op, uint64_t at))
 {
     uint32_t done = 0;
     int rc = check_args(uops, foreigndom, false);
@@ -255,9 +282,7 @@ long hc_mmuext_op(struct cpu_regs *regs, uint64_t uops, uint64_t count, uint64_t
     spin_lock(&pv_dom.mmu_lock);
     for (; !rc && done < count; done++) {
         struct mmuext_op op;
-        if (copy_from_guest(&op, uops + (uint64_t)done * sizeof(op), sizeof(op)))
-            rc = ERR(-XEN_EFAULT);
-        else
+        if (!(rc = fetch(&op, uops + (uint64_t)done * op_size)))
             rc = mmuext_one(&op);
         if (rc) {
             pr_debug("mmuext_op: command %u (arg %#lx) refused: %d\n", op.cmd, op.arg1.mfn, rc);

@@ -150,14 +150,14 @@ static void poll_check_end(struct pv_vcpu *v, const struct poll_set *set)
                 v->vi->time.version);
 }
 
-static long poll(struct pv_vcpu *v, uint64_t arg)
+/* SCHEDOP_poll, its argument read (a 32-bit guest's translated: compat/). */
+long pv_sched_poll(const struct sched_poll *in)
 {
-    struct sched_poll sp;
+    struct pv_vcpu *v = pv_current();
+    const struct sched_poll sp = *in;
     static struct poll_set sets[PV_MAX_VCPUS];  /* each vCPU polls for its own ports and timeout */
     struct poll_set *set = &sets[v->id];
 
-    if (copy_from_guest(&sp, arg, sizeof(sp)))
-        return ERR(-XEN_EFAULT, "copy_from_guest(&sp, arg, sizeof(sp))");
     if (sp.nr_ports > POLL_MAX_PORTS)
         return ERR(-XEN_EINVAL, "sp.nr_ports > POLL_MAX_PORTS");
     if (!guest_range_ok((uint64_t)sp.ports.p, 1))
@@ -202,8 +202,12 @@ long hc_sched_op(struct cpu_regs *regs, uint64_t cmd, uint64_t arg, uint64_t a3,
         WRITE_ONCE(v->vi->evtchn_upcall_mask, 0);
         halt_until(v, event_pending, NULL);
         return 0;                       /* pv_syscall's return delivers the upcall */
-    case SCHEDOP_poll:
-        return poll(v, arg);
+    case SCHEDOP_poll: {
+        struct sched_poll sp;
+        if (copy_from_guest(&sp, arg, sizeof(sp)))
+            return ERR(-XEN_EFAULT, "copy_from_guest(&sp, arg, sizeof(sp))");
+        return pv_sched_poll(&sp);
+    }
     case SCHEDOP_shutdown:
         if (copy_from_guest(&s, arg, sizeof(s)))
             return ERR(-XEN_EFAULT, "copy_from_guest(&s, arg, sizeof(s))");

@@ -11,6 +11,7 @@
  * (and a decompression buffer) are freed once loaded and then fill the guest's upper pfns. So the
  * guest gets all RAM but the shim pool (see mm.c) and the m2p (8 bytes per frame, from that pool).
  */
+#include "compat/compat.h"
 #include "l0/l0.h"
 #include "pv/devices/xenstore.h"
 #include "pv/domain/domain.h"
@@ -88,7 +89,7 @@ static int plan(const struct boot_info *bi, uint64_t nr_pages)
             pfn += build_lay.mod_pages;
         }
     }
-    build_lay.p2m_pages = ALIGN_UP(nr_pages * 8, PAGE_SIZE) >> PAGE_SHIFT;
+    build_lay.p2m_pages = ALIGN_UP(nr_pages * (build_lay.p2m32 ? 4 : 8), PAGE_SIZE) >> PAGE_SHIFT;
     if (!build_elf.init_p2m) {
         build_lay.p2m_pfn = pfn;
         pfn += build_lay.p2m_pages;
@@ -102,14 +103,16 @@ static int plan(const struct boot_info *bi, uint64_t nr_pages)
         uint64_t stack_end = va_of(build_lay.pt_pfn + build_lay.nr_pt + 1);
         build_lay.v_end = ALIGN_UP(stack_end + SZ_512K, SZ_4M);
         /* with INIT_P2M, the p2m's own tables too (the L4 is shared; an overestimate is harmless) */
-        uint64_t need = tables_for(build_lay.virt_base, build_lay.v_end) + (build_elf.init_p2m ? tables_for(build_elf.init_p2m, p2m_end) - 1 : 0);
+        uint64_t need = pv_dom.compat ? compat_tables_for(build_lay.virt_base, build_lay.v_end) :
+                        tables_for(build_lay.virt_base, build_lay.v_end) + (build_elf.init_p2m ? tables_for(build_elf.init_p2m, p2m_end) - 1 : 0);
         if (need <= build_lay.nr_pt)
             break;
         build_lay.nr_pt = need;
     }
     build_lay.stack_pfn = build_lay.pt_pfn + build_lay.nr_pt;
     build_lay.boot_end_pfn = (build_lay.v_end - build_lay.virt_base) >> PAGE_SHIFT;
-    bool low = build_lay.v_end <= (1ull << 47), high = build_lay.virt_base >= PV_HOLE_END;
+    bool low = build_lay.v_end <= (pv_dom.compat ? COMPAT_HV_START : 1ull << 47);
+    bool high = !pv_dom.compat && build_lay.virt_base >= PV_HOLE_END;
     if (build_lay.v_end < build_lay.virt_base || !(low || high))
         return fail(-XEN_EINVAL, "the bootstrap region %#lx-%#lx is not canonical or reaches the hypervisor's hole",
                     build_lay.virt_base, build_lay.v_end);
@@ -160,17 +163,17 @@ static int alloc_p2m(uint64_t nr_pages, const struct boot_info *bi)
     }
     pv_dom.p2m = (uint64_t *)va;
     for (uint64_t pfn = 0; pfn < nr_pages; pfn++)
-        pv_dom.p2m[pfn] = M2P_INVALID;
+        p2m_set(pfn, M2P_INVALID);
     for (uint64_t i = 0; i < build_lay.p2m_pages; i++)
-        pv_dom.p2m[build_lay.p2m_pfn + i] = virt_to_phys((void *)(va + i * PAGE_SIZE)) >> PAGE_SHIFT;
+        p2m_set(build_lay.p2m_pfn + i, virt_to_phys((void *)(va + i * PAGE_SIZE)) >> PAGE_SHIFT);
     /* the rings are the shim's frames (or L0's store ring) but pfns of the guest, as on Xen:
      * Linux finds them through the m2p and reserves their pfns */
-    pv_dom.p2m[build_lay.store_pfn] = pv_dom.store_mfn;
-    pv_dom.p2m[build_lay.cons_pfn] = pv_dom.cons_mfn;
+    p2m_set(build_lay.store_pfn, pv_dom.store_mfn);
+    p2m_set(build_lay.cons_pfn, pv_dom.cons_mfn);
     if (bi->nr_mods > 1) {
         uint64_t first = bi->mods[1].start >> PAGE_SHIFT;
         for (uint64_t i = 0; i < build_lay.mod_pages; i++)
-            pv_dom.p2m[build_lay.mod_pfn + i] = first + i;
+            p2m_set(build_lay.mod_pfn + i, first + i);
     }
     return 0;
 }
@@ -179,12 +182,12 @@ static int alloc_p2m(uint64_t nr_pages, const struct boot_info *bi)
 static int back_pfns(uint64_t end)
 {
     for (uint64_t pfn = 0; pfn < end; pfn++) {
-        if (pv_dom.p2m[pfn] != M2P_INVALID)
+        if (p2m_get(pfn) != M2P_INVALID)
             continue;
         int64_t mfn = guest_frame();
         if (mfn < 0)
             return fail(-XEN_ENOMEM, "out of guest frames at pfn %#lx", pfn);
-        pv_dom.p2m[pfn] = (uint64_t)mfn;
+        p2m_set(pfn, (uint64_t)mfn);
     }
     return 0;
 }
@@ -253,8 +256,8 @@ int pv_build(const struct boot_info *bi)
     if (build_elf.note_cut)
         pr_warn("guest: the kernel's note at file offset %#lx runs past the end of the file: skipped, as Xen does\n",
                 build_elf.note_cut);
-    if (build_elf.compat)
-        return fail(-XEN_EOPNOTSUPP, "a 32-bit PAE kernel: 32-bit (PAE) PV guests are not supported yet");
+    /* a 32-bit PAE kernel: ring 1, int $0x82, the compat layouts (compat/) */
+    pv_dom.compat = build_lay.p2m32 = build_elf.compat;
     pv_dom.features = (1u << XENFEAT_mmu_pt_update_preserve_ad) | (1u << XENFEAT_highmem_assist) |
                       (1u << XENFEAT_gnttab_map_avail_bits);
     /* What a kernel may require: writable page tables are ptwr.c (Xen never lists that one in
@@ -265,10 +268,17 @@ int pv_build(const struct boot_info *bi)
         return fail(-XEN_EOPNOTSUPP, "the kernel requires Xen feature %u (see features.h), not offered yet",
                     __builtin_ctz(miss));
     }
-    if ((rc = build_m2p()) || (rc = special_pages()))
+    if ((rc = build_m2p()))
+        return rc;
+    if (pv_dom.compat && (rc = compat_m2p_init()))
+        return fail(rc, "no memory in 2 MiB-aligned runs for the 32-bit guest's m2p");
+    if ((rc = special_pages()))
         return rc;
     if (pv_mmu_init(pv_dom.max_mfn))
         return fail(-XEN_ENOMEM, "no shim memory for the page-type words");
+    pv_mm.compat = pv_dom.compat;       /* PAE tables by the 32-bit rules */
+    if (pv_dom.compat)
+        idt_compat_gate();
     if (balloon_init())
         return fail(-XEN_ENOMEM, "no shim memory for the balloon's bitmap");
     pt_fix_writable(pv_dom.shared_mfn);
@@ -292,10 +302,17 @@ int pv_build(const struct boot_info *bi)
         return rc;
     build_load_segments();
     if (build_elf.hypercall_page) {
-        build_fill_hypercall_page(pfn_va((build_elf.hypercall_page - build_lay.virt_base) >> PAGE_SHIFT));
+        uint8_t *page = pfn_va((build_elf.hypercall_page - build_lay.virt_base) >> PAGE_SHIFT);
+        if (pv_dom.compat)
+            compat_fill_hypercall_page(page);
+        else
+            build_fill_hypercall_page(page);
         pv_dom.hypercall_page = true;
     }
-    build_page_tables();
+    if (pv_dom.compat)
+        compat_build_page_tables();
+    else
+        build_page_tables();
     pv_dom.pt_pfn = build_lay.pt_pfn;
     pv_dom.nr_pt = build_lay.nr_pt;
 
@@ -306,16 +323,22 @@ int pv_build(const struct boot_info *bi)
     ASSERT(guest_pool.free_frames == 0);
     pv_dom.nr_pages = pv_dom.max_pages = nr_pages;
     for (uint64_t pfn = 0; pfn < nr_pages; pfn++)
-        if (pv_dom.p2m[pfn] < pv_dom.max_mfn)     /* (L0's store ring may lie beyond the m2p) */
-            pv_dom.m2p[pv_dom.p2m[pfn]] = pfn;
-    build_fill_start_info(bi);
+        if (p2m_get(pfn) < pv_dom.max_mfn)     /* (L0's store ring may lie beyond the m2p) */
+            pv_m2p_set(p2m_get(pfn), pfn);
+    if (pv_dom.compat)
+        compat_fill_start_info(bi);
+    else
+        build_fill_start_info(bi);
     pv_time_update();
     pv_wallclock_init();
-    /* the start-of-day L4 is pinned and in CR3, as Xen's builder leaves it (Linux unpins it) */
-    uint64_t l4 = pv_current()->cr3 >> PAGE_SHIFT;
-    if ((rc = pt_pin(l4, PGT_L4)) || (rc = pt_get_type(l4, PGT_L4)))
+    /* the start-of-day top table (a 32-bit guest's L3) is pinned and in CR3, as Xen's builder
+     * leaves it (Linux unpins it) */
+    uint64_t top = pv_dom.compat ? pv_current()->compat_l3 : pv_current()->cr3 >> PAGE_SHIFT;
+    unsigned level = pv_dom.compat ? PGT_L3 : PGT_L4;
+    if ((rc = pt_pin(top, level)) || (rc = pt_get_type(top, level)))
         return fail(rc, "the bootstrap page tables do not validate (error %d)", rc);
-    pv_l4_ro_m2p(l4, true);             /* a kernel base: the m2p shows (validation left it blank) */
+    if (!pv_dom.compat)
+        pv_l4_ro_m2p(top, true);        /* a kernel base: the m2p shows (validation left it blank) */
 
     pr_info("guest: %s kernel (notes from %s), %lu MiB, entry %#lx%s\n", build_elf.guest_os[0] ? build_elf.guest_os : "a",
             build_elf.notes_from, nr_pages >> 8, build_elf.virt_entry, pv_dom.hypercall_page ? ", hypercall page" : "");

@@ -58,12 +58,12 @@ static void map_boot(uint64_t *l4, uint64_t va, uint64_t pfn, uint64_t *next)
         uint64_t *e = &t[(va >> shift) & 511];
         if (!(*e & PTE_P)) {
             ASSERT(*next < build_lay.pt_pfn + build_lay.nr_pt);
-            *e = (pv_dom.p2m[(*next)++] << PAGE_SHIFT) | PTE_TABLE;
+            *e = (p2m_get((*next)++) << PAGE_SHIFT) | PTE_TABLE;
         }
         t = frame_va((*e & PTE_ADDR) >> PAGE_SHIFT);
     }
     bool is_pt = pfn >= build_lay.pt_pfn && pfn < build_lay.pt_pfn + build_lay.nr_pt;
-    t[(va >> 12) & 511] = (pv_dom.p2m[pfn] << PAGE_SHIFT) | (is_pt ? PTE_GUEST & ~(PTE_W | PTE_D) : PTE_GUEST);
+    t[(va >> 12) & 511] = (p2m_get(pfn) << PAGE_SHIFT) | (is_pt ? PTE_GUEST & ~(PTE_W | PTE_D) : PTE_GUEST);
 }
 
 void build_page_tables(void)
@@ -77,7 +77,7 @@ void build_page_tables(void)
         map_boot(l4, build_elf.init_p2m + (i << PAGE_SHIFT), build_lay.p2m_pfn + i, &next);
     for (unsigned s = PV_SLOT_FIRST; s <= PV_SLOT_LAST; s++)
         l4[s] = idle[s];
-    pv_current()->cr3 = pv_dom.p2m[build_lay.pt_pfn] << PAGE_SHIFT;
+    pv_current()->cr3 = p2m_get(build_lay.pt_pfn) << PAGE_SHIFT;
 }
 
 void build_fill_start_info(const struct boot_info *bi)

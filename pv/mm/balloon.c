@@ -84,7 +84,7 @@ void balloon_end(void)
  * page is freed). The guest fixes its own p2m. */
 static void free_guest_frame(uint64_t mfn)
 {
-    pv_dom.m2p[mfn] = M2P_INVALID;
+    pv_m2p_set(mfn, M2P_INVALID);
     int rc = frame_free(&guest_pool, mfn, 1);
     ASSERT(rc == 0);
     pv_dom.nr_pages--;
@@ -189,7 +189,7 @@ void balloon_commit_steal(uint64_t mfn)
     spin_lock(&pv_dom.mmu_lock);
     bool still_free = frame_is_free(&guest_pool, mfn);  /* not taken again by the exchange itself */
     if (still_free)
-        pv_dom.m2p[mfn] = M2P_INVALID;
+        pv_m2p_set(mfn, M2P_INVALID);
     st.released++;
     spin_unlock(&pv_dom.mmu_lock);
     if (still_free)
@@ -257,7 +257,7 @@ int64_t balloon_take(unsigned order, uint64_t limit, uint64_t gpfn, uint64_t mor
     memset(phys_to_virt((uint64_t)mfn << PAGE_SHIFT), 0, n * PAGE_SIZE);
     spin_lock(&pv_dom.mmu_lock);
     for (uint64_t i = 0; i < n; i++)
-        pv_dom.m2p[(uint64_t)mfn + i] = gpfn == M2P_INVALID ? M2P_INVALID : gpfn + i;
+        pv_m2p_set((uint64_t)mfn + i, gpfn == M2P_INVALID ? M2P_INVALID : gpfn + i);
     pv_dom.nr_pages += n;
     st.populated += n;
     spin_unlock(&pv_dom.mmu_lock);
@@ -270,7 +270,7 @@ void balloon_untake(uint64_t mfn, unsigned order)
 
     spin_lock(&pv_dom.mmu_lock);
     for (uint64_t i = 0; i < n; i++)
-        pv_dom.m2p[mfn + i] = M2P_INVALID;
+        pv_m2p_set(mfn + i, M2P_INVALID);
     int rc = frame_free(&guest_pool, mfn, n);
     ASSERT(rc == 0);
     pv_dom.nr_pages -= n;

@@ -100,13 +100,20 @@ long hc_set_gdt(struct cpu_regs *regs, uint64_t ulist, uint64_t a2, uint64_t a3,
     unsigned entries = (unsigned)a2;    /* an unsigned int in Xen's prototype */
     uint64_t frames[GUEST_GDT_PAGES];
     unsigned nr = (entries + SEGDESC_PER_PAGE - 1) / SEGDESC_PER_PAGE;
-    int rc;
 
     if (entries > FIRST_RESERVED_GDT_ENTRY)
         return ERR(-XEN_EINVAL);
     if (copy_from_guest(frames, ulist, nr * sizeof(frames[0])))
         return ERR(-XEN_EFAULT);
+    return pv_set_gdt_frames(frames, entries);
+}
 
+long pv_set_gdt_frames(const uint64_t *frames, unsigned entries)
+{
+    int rc;
+
+    if (entries > FIRST_RESERVED_GDT_ENTRY)
+        return ERR(-XEN_EINVAL);
     spin_lock(&pv_dom.mmu_lock);
     if (!(rc = pv_gdt_hold(frames, entries)))
         pv_gdt_install(frames, entries);

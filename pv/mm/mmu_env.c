@@ -1,5 +1,6 @@
 /* mmu_env.c: what pv/mm/pagetype.c needs from the shim: frame contents, the shim's L4 slots, the
  * safety flush, and the per-frame words themselves (4 bytes per frame, from the shim's pool). */
+#include "compat/compat.h"
 #include "pv/domain/domain.h"
 #include "pv/mm/mm.h"
 #include "pv/mm/pagetype.h"
@@ -26,6 +27,11 @@ void pt_l4_init_reserved(uint64_t *l4)
         l4[s] = idle[s];
     if (!(pv_dom.vm_assist & (1ull << VMASST_TYPE_m2p_strict)))
         l4[PV_SLOT_RO_M2P] = 0;
+}
+
+void pt_l2_xen_slots(uint64_t *l2)
+{
+    compat_l2_xen_slots(l2);
 }
 
 void pv_l4_ro_m2p(uint64_t mfn, bool present)

@@ -30,6 +30,9 @@
  * superpages, and global only in L1s (where it is then dropped: see pt_adjust). */
 #define UPPER_ALLOWED (E_P | E_RW | E_US | E_A | E_D | E_AVAIL | E_AVAIL_HIGH | E_NX | PTE_ADDR_MASK)
 #define L1_ALLOWED    (UPPER_ALLOWED | E_G)
+/* A 32-bit guest's L3 entries (Xen's COMPAT_L3_DISALLOW_MASK 0xFFFFF198 on the flags): no PWT,
+ * PCD, PS, G, and nothing in bits 52-63 (NX included). */
+#define COMPAT_L3_ALLOWED (E_P | E_RW | E_US | E_A | E_D | E_AVAIL | PTE_ADDR_MASK)
 /* Bits whose change needs no reference work (Xen's fast path). */
 #define FAST_BITS     (E_NX | E_AVAIL_HIGH | E_AVAIL | E_G | E_D | E_A | E_US)
 
@@ -104,6 +107,12 @@ bool pt_l4_slot_reserved(unsigned slot)
 
 int pt_get_type(uint64_t mfn, unsigned t)
 {
+    uint32_t xen_l2 = 0;
+
+    if (t == PGT_L2_XEN) {
+        t = PGT_L2;
+        xen_l2 = PGI_XEN_L2;
+    }
     if (pv_mfn_is_special(mfn) || (mfn < pv_mm.nr && (pv_mm.info[mfn] & PGI_FIXED)))
         return t == PGT_WRITABLE && !fixed_readonly(mfn) ? 0 : ERR(-XEN_EINVAL);
     if (!tracked_guest(mfn))
@@ -111,14 +120,15 @@ int pt_get_type(uint64_t mfn, unsigned t)
 
     uint32_t *p = &pv_mm.info[mfn], x = *p;
     if (pgi_count(x)) {
-        if (pgi_type(x) != t || (t <= PGT_L4 && !(x & PGI_VALIDATED)) || pgi_count(x) == PGI_COUNT_MASK)
+        if (pgi_type(x) != t || (x & PGI_XEN_L2) != xen_l2 || (t <= PGT_L4 && !(x & PGI_VALIDATED)) ||
+            pgi_count(x) == PGI_COUNT_MASK)
             return ERR(-XEN_EINVAL);
         *p = x + 1;
         return 0;
     }
-    if (pgi_type(x) != t && (x & PGI_STALE))
+    if ((pgi_type(x) != t || (x & PGI_XEN_L2) != xen_l2) && (x & PGI_STALE))
         safety_flush();
-    *p = (*p & (PGI_STALE | PGI_FIXED)) | ((uint32_t)t << PGI_TYPE_SHIFT) | 1;
+    *p = (*p & (PGI_STALE | PGI_FIXED)) | ((uint32_t)t << PGI_TYPE_SHIFT) | xen_l2 | 1;
     if ((t >= PGT_L1 && t <= PGT_L4) || t == PGT_SEG_DESC) {
         int rc = t == PGT_SEG_DESC ? pt_desc_validate(mfn) : validate(mfn, t);
         if (rc) {
@@ -143,7 +153,7 @@ void pt_put_type(uint64_t mfn)
         ASSERT(!(*p & PGI_PINNED));
         if (*p & PGI_VALIDATED)
             devalidate(mfn, pgi_type(*p));
-        *p &= ~(PGI_VALIDATED | PGI_COUNT_MASK);
+        *p &= ~(PGI_VALIDATED | PGI_COUNT_MASK | PGI_XEN_L2);
         mark_stale(mfn);
         return;
     }
@@ -160,6 +170,8 @@ uint64_t pt_adjust(unsigned level, uint64_t e)
      * default, seed 002: the hardware ignores it). With global-pages=on it is dropped from
      * kernel entries, as a global one would outlive the switch to the user page tables; on user
      * entries it stays, and guest flushes then flush global entries too (flush.c), as Xen's. */
+    if (pv_mm.compat)       /* a ring-1 kernel needs no U; the long-mode L3 needs RW and U */
+        return level == 3 && (e & E_P) ? e | E_RW | E_US : e;
     if (!(e & E_P) || (e & E_US))
         return e;
     if (pv_mm.strip_global)
@@ -217,10 +229,22 @@ int pt_get_entry(unsigned level, uint64_t table_mfn, unsigned slot, uint64_t e)
     ASSERT(e & E_P);
     if (level == 1)
         return get_l1e(e);
-    if (e & ~UPPER_ALLOWED)
+    if (e & ~(pv_mm.compat && level == 3 ? COMPAT_L3_ALLOWED : UPPER_ALLOWED))
         return ERR(-XEN_EINVAL);
 
     uint64_t target = (e & PTE_ADDR_MASK) >> 12;
+    if (pv_mm.compat && level == 3) {
+        /* slot 3's L2 holds the hypervisor's entries, for this L3 alone (Xen: PGT_pae_xen_l2,
+         * pae_xen_mappings_check); no linear L3s in a 32-bit guest */
+        if (slot != 3)
+            return pt_get_type(target, PGT_L2);
+        int rc = pt_get_type(target, PGT_L2_XEN);
+        if (!rc && pgi_count(pv_mm.info[target]) != 1) {
+            pt_put_type(target);
+            rc = ERR(-XEN_EINVAL, "an L2 with the hypervisor's slots serves one L3 only");
+        }
+        return rc;
+    }
     int rc = pt_get_type(target, level - 1);
     if (rc == -XEN_EINVAL && get_linear(level, table_mfn, target, e))
         rc = 0;
@@ -247,15 +271,32 @@ void pt_put_entry(unsigned level, uint64_t table_mfn, unsigned slot, uint64_t e)
 
 /* ---- tables ---- */
 
+/* Entries [0, n) of a table are the guest's: a 32-bit guest's L3 has four, and the L2 under
+ * its slot 3 has the hypervisor's from PT_COMPAT_L2_XEN_FIRST. */
+static unsigned guest_slots(uint64_t mfn, unsigned level)
+{
+    if (pv_mm.compat && level == 3)
+        return 4;
+    if (level == 2 && (pv_mm.info[mfn] & PGI_XEN_L2))
+        return PT_COMPAT_L2_XEN_FIRST;
+    return PT_ENTRIES;
+}
+
 static int validate(uint64_t mfn, unsigned level)
 {
     uint64_t *t = pt_frame(mfn);
-    unsigned i;
+    unsigned i, n = guest_slots(mfn, level);
     int rc = 0;
 
     if (level == 4)
         pt_l4_init_reserved(t);
-    for (i = 0; i < PT_ENTRIES; i++) {
+    if (pv_mm.compat && level == 3) {
+        /* the MMU walks the whole page in long mode: what lies past slot 3 goes (as Xen) */
+        memset(t + 4, 0, (PT_ENTRIES - 4) * sizeof(*t));
+        if (!(__atomic_load_n(&t[3], __ATOMIC_RELAXED) & E_P))
+            return ERR(-XEN_EINVAL, "a 32-bit guest's L3 needs slot 3 (the hypervisor's L2)");
+    }
+    for (i = 0; i < n; i++) {
         uint64_t e = __atomic_load_n(&t[i], __ATOMIC_RELAXED);
         if ((level == 4 && pt_l4_slot_reserved(i)) || !(e & E_P))
             continue;
@@ -269,6 +310,8 @@ static int validate(uint64_t mfn, unsigned level)
                 pt_put_entry(level, mfn, i, t[i]);
         return rc;
     }
+    if (n < PT_ENTRIES && level == 2)
+        pt_l2_xen_slots(t);
     pv_mm.nr_validations++;
     return 0;
 }
@@ -276,10 +319,16 @@ static int validate(uint64_t mfn, unsigned level)
 static void devalidate(uint64_t mfn, unsigned level)
 {
     uint64_t *t = pt_frame(mfn);
+    unsigned n = guest_slots(mfn, level);
 
-    for (unsigned i = 0; i < PT_ENTRIES; i++)
-        if (!(level == 4 && pt_l4_slot_reserved(i)))
-            pt_put_entry(level, mfn, i, __atomic_load_n(&t[i], __ATOMIC_RELAXED));
+    for (unsigned i = 0; i < n; i++) {
+        if (level == 4 && pt_l4_slot_reserved(i))
+            continue;
+        uint64_t e = __atomic_load_n(&t[i], __ATOMIC_RELAXED);
+        pt_put_entry(level, mfn, i, e);
+        if (pv_mm.compat && level == 3 && (e & E_P))    /* as Xen's unadjust_guest_l3e */
+            __atomic_store_n(&t[i], e & ~(E_RW | E_US | E_A), __ATOMIC_RELAXED);
+    }
     pv_mm.nr_devalidations++;
 }
 
@@ -294,6 +343,10 @@ static int mod_entry(uint64_t table_mfn, unsigned slot, uint64_t val, bool prese
         return ERR(-XEN_EINVAL);
     if (level == 4 && pt_l4_slot_reserved(slot))
         return ERR(-XEN_EINVAL);
+    if (pv_mm.compat && level == 3 && slot >= 3)
+        return ERR(-XEN_EINVAL, "as Xen: a 32-bit guest's L3 slot 3 holds the hypervisor's L2");
+    if (slot >= guest_slots(table_mfn, level))
+        return ERR(-XEN_EPERM, "the hypervisor's slot of a 32-bit guest's L2");
 
     uint64_t *p = &pt_frame(table_mfn)[slot];
     uint64_t old = expect ? *expect : __atomic_load_n(p, __ATOMIC_RELAXED), nw;
@@ -303,7 +356,7 @@ static int mod_entry(uint64_t table_mfn, unsigned slot, uint64_t val, bool prese
         int rc = pt_get_entry(level, table_mfn, slot, val);
         if (rc)
             return rc;
-    } else if (fast && (val & ~(level == 1 ? L1_ALLOWED : UPPER_ALLOWED))) {
+    } else if (fast && (val & ~(level == 1 ? L1_ALLOWED : pv_mm.compat && level == 3 ? COMPAT_L3_ALLOWED : UPPER_ALLOWED))) {
         return ERR(-XEN_EINVAL);
     }
     val = pt_adjust(level, val);

@@ -23,10 +23,13 @@ enum pgt {
     PGT_L1 = 1, PGT_L2 = 2, PGT_L3 = 3, PGT_L4 = 4,     /* level n is PGT_Ln == n */
     PGT_SEG_DESC = 5,
     PGT_WRITABLE = 6,
+    PGT_L2_XEN = 8,                     /* for pt_get_type only: PGT_L2 with PGI_XEN_L2 */
 };
 
 /* One 32-bit word per frame: count, type, and flags. */
-#define PGI_COUNT_MASK  0x01ffffffu     /* references in the current type */
+#define PGI_COUNT_MASK  0x00ffffffu     /* references in the current type */
+#define PGI_XEN_L2      (1u << 24)      /* a 32-bit guest's L2 under L3 slot 3: its top slots are the
+                                         * hypervisor's (Xen's PGT_pae_xen_l2, a type of its own) */
 #define PGI_TYPE_SHIFT  25
 #define PGI_TYPE_MASK   (7u << PGI_TYPE_SHIFT)
 #define PGI_VALIDATED   (1u << 28)      /* a table whose entries hold their references */
@@ -43,6 +46,9 @@ struct pv_mm {
     uint64_t nr;                        /* frames [0, nr) are tracked */
     uint64_t nr_validations, nr_devalidations, nr_safety_flushes;
     bool strip_global;                  /* guest kernel entries never keep G (global pages are on) */
+    bool compat;                        /* a 32-bit guest's PAE rules: the L3 is the top (4 slots,
+                                         * slot 3's L2 holds the hypervisor's entries), ring-1
+                                         * kernel entries keep U clear */
 };
 extern struct pv_mm pv_mm;
 
@@ -79,6 +85,11 @@ int pt_cmpxchg_entry(uint64_t table_mfn, unsigned slot, uint64_t old, uint64_t v
 /* MMUEXT_PIN_Ln_TABLE and MMUEXT_UNPIN_TABLE. */
 int pt_pin(uint64_t mfn, unsigned level);
 int pt_unpin(uint64_t mfn);
+
+/* A 32-bit guest's L2 under L3 slot 3: its entries from this one are the hypervisor's. */
+#define PT_COMPAT_L2_XEN_FIRST 428
+/* Fill them (the shim provides it: the compat m2p). */
+void pt_l2_xen_slots(uint64_t *l2);
 
 /* Reserved L4 slots (the shim's): never the guest's to write. */
 bool pt_l4_slot_reserved(unsigned slot);

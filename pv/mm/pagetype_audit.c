@@ -35,7 +35,9 @@ int pt_audit(const uint32_t *extra, uint32_t *want, uint32_t *lin_ent, uint32_t 
             return -1;
         }
         const uint64_t *t = pt_frame(f);
-        for (unsigned i = 0; i < PT_ENTRIES; i++) {
+        /* a 32-bit guest's L3 has 4 entries; its slot-3 L2's top ones are the hypervisor's */
+        unsigned n = level == 2 && (x & PGI_XEN_L2) ? PT_COMPAT_L2_XEN_FIRST : pv_mm.compat && level == 3 ? 4 : PT_ENTRIES;
+        for (unsigned i = 0; i < n; i++) {
             uint64_t e = t[i], g = (e & PTE_ADDR_MASK) >> 12;
             if ((level == 4 && pt_l4_slot_reserved(i)) || !(e & E_P))
                 continue;

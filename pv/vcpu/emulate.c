@@ -11,6 +11,7 @@
  * stock shim faults it, and a kernel that hlts by mistake should be told, not hang (guests idle
  * with SCHEDOP_block; test/guests/nmi checks the #GP on both shims).
  */
+#include "compat/compat.h"
 #include "pv/domain/domain.h"
 #include "pv/mm/guest.h"
 #include "pv/mm/mm.h"
@@ -224,8 +225,8 @@ bool pv_emulate(struct cpu_regs *r)
         unsigned cr = ((m >> 3) & 7) | ((rex & 4) ? 8 : 0), reg = (m & 7) | ((rex & 1) ? 8 : 0);
         switch (cr) {
         case 0: v = read_cr0(); break;
-        case 2: v = pv_current()->vi->arch.cr2; break;   /* the one we last gave it */
-        case 3: v = pv_current()->cr3; break;
+        case 2: v = pv_get_cr2(); break;                 /* the one we last gave it */
+        case 3: v = pv_dom.compat ? compat_cr3_value(pv_current()) : pv_current()->cr3; break;
         case 4: v = pv_guest_cr4(); break;
         default: return false;
         }

@@ -1,4 +1,5 @@
 /* run.c: entering the guest (ring 3, its page tables), SYSCALL as the hypercall gate, its pvclock. */
+#include "compat/compat.h"
 #include "l0/l0.h"
 #include "pv/domain/domain.h"
 #include "pv/events/events.h"
@@ -102,6 +103,8 @@ void pv_vcpu_enter(struct pv_vcpu *v, struct cpu_regs *r)
     wrmsr(MSR_SFMASK, SFMASK_BITS);
     wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
     cli();
+    if (pv_dom.compat)
+        cpu_gdt_compat(c);              /* its flat ring-1 and ring-3 selectors */
     flush_load_cr3(v->user_mode ? v->cr3_user_mfn << PAGE_SHIFT : v->cr3);
     if (v->user_mode)
         xpti_to_user(c, pt_frame(v->cr3_user_mfn), v->cr3_user_mfn);
@@ -124,12 +127,16 @@ static void enter_first(void *unused)
 
     cli();
     memset(r, 0, sizeof(*r));
-    r->rip = pv_entry_rip();
-    r->rsi = pv_entry_rsi();
-    r->rsp = pv_entry_rsp();
-    r->cs = SEL_RING3_CS64;
-    r->ss = SEL_RING3_DS;
-    r->rflags = RFLAGS_IF | 2;
+    if (pv_dom.compat) {
+        compat_enter_regs(r, pv_entry_rip(), pv_entry_rsp(), pv_entry_rsi());
+    } else {
+        r->rip = pv_entry_rip();
+        r->rsi = pv_entry_rsi();
+        r->rsp = pv_entry_rsp();
+        r->cs = SEL_RING3_CS64;
+        r->ss = SEL_RING3_DS;
+        r->rflags = RFLAGS_IF | 2;
+    }
     pr_info("guest: entering at %#lx (rsp %#lx, start_info %#lx)\n", r->rip, r->rsp, r->rsi);
     pv_vcpu_enter(pv_current(), r);
 }

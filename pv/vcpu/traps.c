@@ -4,6 +4,8 @@
  * frame 64-bit PV kernels expect: [rcx, r11, (error code), rip, cs, rflags, rsp, ss], lowest first.
  * An exception the guest has no handler for, or whose frame cannot be written, crashes it.
  */
+#include "compat/compat.h"
+#include "compat/layout.h"
 #include "pv/domain/domain.h"
 #include "pv/events/events.h"
 #include "pv/mm/guest.h"
@@ -29,10 +31,30 @@ static bool has_error_code(uint64_t v)
     return v == 8 || (v >= 10 && v <= 14) || v == 17 || v == 21;
 }
 
+/* The fault address the guest reads in its vcpu_info (at 8, 32 bits wide, in a 32-bit guest's). */
+void pv_set_cr2(uint64_t cr2)
+{
+    if (pv_dom.compat)
+        ((struct vcpu_info_x86_32 *)pv_current()->vi)->arch.cr2 = (uint32_t)cr2;
+    else
+        pv_current()->vi->arch.cr2 = cr2;
+}
+
+uint64_t pv_get_cr2(void)
+{
+    if (pv_dom.compat)
+        return ((struct vcpu_info_x86_32 *)pv_current()->vi)->arch.cr2;
+    return pv_current()->vi->arch.cr2;
+}
+
 /* Deliver to the guest kernel at addr (an exception handler, the event or syscall callback) on
  * the frame 64-bit PV kernels expect; error_code < 0: none. */
 void pv_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t error_code)
 {
+    if (pv_dom.compat) {
+        compat_bounce(r, addr, mask_events, error_code);
+        return;
+    }
     struct vcpu_info *vi = pv_current()->vi;
     uint64_t frame[8], n = 0;
     uint8_t mask = vi->evtchn_upcall_mask;
@@ -97,7 +119,8 @@ static bool soft_int(struct cpu_regs *r, bool kernel)
 static bool trap(struct cpu_regs *r, uint64_t cr2)
 {
     unsigned v = (unsigned)r->vector;
-    bool kernel = !pv_current()->user_mode;
+    /* a 32-bit guest's kernel is ring 1, its user mode ring 3, on the same tables */
+    bool kernel = pv_dom.compat ? (r->cs & 3) != 3 : !pv_current()->user_mode;
 
     /* privileged instructions (the kernel's; user mode: port I/O and cli/sti under the IOPL, and
      * forced-emulation CPUID) */
@@ -108,7 +131,7 @@ static bool trap(struct cpu_regs *r, uint64_t cr2)
         uint64_t at = cr2;
         if (pv_ldt_fault(r, &cr2) || (kernel && cr2 == at && pv_ptwr_fault(r, cr2)))
             return true;                /* an LDT page mapped, or an emulated page-table write */
-        pv_current()->vi->arch.cr2 = cr2;
+        pv_set_cr2(cr2);
         if (kernel)
             r->error_code &= ~4ul;      /* the guest kernel sees its faults as supervisor ones, as on Xen */
     }

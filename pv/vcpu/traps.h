@@ -23,6 +23,8 @@ void pv_iret(struct cpu_regs *r);                   /* iret.c: __HYPERVISOR_iret
 void pv_syscall_from_user(struct cpu_regs *r);      /* traps.c */
 /* Build an exception/event frame on the guest kernel stack and enter addr (error_code < 0: none). */
 void pv_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t error_code);
+void pv_set_cr2(uint64_t cr2);                      /* the guest's vcpu_info arch.cr2, in its layout */
+uint64_t pv_get_cr2(void);
 
 /* mode.c */
 void pv_to_kernel_mode(void);

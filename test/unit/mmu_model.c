@@ -36,6 +36,13 @@ void pt_l4_init_reserved(uint64_t *l4)
         l4[s] = ((uint64_t)MODEL_SHIM << 12) | 3;
 }
 
+/* A 32-bit guest's slot-3 L2: the hypervisor's entries point at the model's shim frame. */
+void pt_l2_xen_slots(uint64_t *l2)
+{
+    for (unsigned s = PT_COMPAT_L2_XEN_FIRST; s < PT_ENTRIES; s++)
+        l2[s] = ((uint64_t)MODEL_SHIM << 12) | 0x81;
+}
+
 /* What the current validated tables expose: frames mapped writable, frames used as tables. */
 static void exposure(bool *wr, bool *tab)
 {

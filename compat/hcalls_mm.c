@@ -1,0 +1,108 @@
+/*
+ * hcalls_mm.c: a 32-bit guest's list and structure hypercalls of memory, grants and vCPUs:
+ * mmuext_op's 12-byte entries, memory_op's maps and reservations, grant setup's frame list, and
+ * vcpu_op. Sub-ops whose structures are the same in both ABIs go to the 64-bit handlers as they
+ * are; the ones whose 32-bit form is not translated yet are refused with -ENOSYS and say so.
+ */
+#include "compat/compat.h"
+#include "compat/hcalls.h"
+#include "compat/layout.h"
+#include "pv/domain/domain.h"
+#include "pv/hypercall/hypercall.h"
+#include "pv/mm/guest.h"
+#include "shim/debug.h"
+#include "shim/xerrno.h"
+
+#define ARGS struct cpu_regs *regs, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4, uint64_t a5
+
+static int fetch_op(struct mmuext_op *op, uint64_t at)
+{
+    uint32_t o[3];
+
+    if (copy_from_guest(o, at, sizeof(o)))
+        return ERR(-XEN_EFAULT, "an mmuext_op cannot be read");
+    memset(op, 0, sizeof(*op));
+    op->cmd = o[0];
+    op->arg1.mfn = o[1];                /* or linear_addr: both 32 bits wide here */
+    op->arg2.src_mfn = o[2];            /* or nr_ents, or the vcpumask's address */
+    return 0;
+}
+
+long compat_mmuext_op(ARGS)
+{
+    return pv_mmuext_list((uint32_t)a1, a2, (uint32_t)a3, a4, 12, fetch_op);
+}
+
+/* XENMEM_machphys_mapping for a 32-bit guest: the compat m2p's window below 4 GiB, as Xen gives
+ * it (MACH2PHYS_COMPAT_VIRT_START .. _END, and the entries that fit there). */
+static long machphys_mapping(uint64_t arg)
+{
+    const uint32_t mp[3] = { COMPAT_HV_START, COMPAT_M2P_END, ((COMPAT_M2P_END - COMPAT_HV_START) >> 2) - 1 };
+
+    return copy_to_guest(arg, mp, sizeof(mp)) ? ERR(-XEN_EFAULT, "the result cannot be written back") : 0;
+}
+
+/* XENMEM_memory_map: {nr_entries, buffer} in 32 bits; one RAM entry, the guest's initial size,
+ * as the 64-bit handler gives. */
+static long memory_map(uint64_t arg)
+{
+    uint32_t m32[2];
+    struct __packed { uint64_t addr, size; uint32_t type; } ram = { 0, pv_dom.max_pages << PAGE_SHIFT, 1 };
+
+    if (copy_from_guest(m32, arg, sizeof(m32)))
+        return ERR(-XEN_EFAULT, "the memory_map cannot be read");
+    if (m32[0] < 1)
+        return ERR(-XEN_EINVAL, "no room for an entry");
+    if (copy_to_guest(m32[1], &ram, sizeof(ram)))
+        return ERR(-XEN_EFAULT, "the entry cannot be written");
+    m32[0] = 1;
+    return copy_to_guest(arg, &m32[0], sizeof(m32[0])) ? ERR(-XEN_EFAULT, "the count cannot be written back") : 0;
+}
+
+long compat_memory_op(ARGS)
+{
+    switch (a1 & 0x3f) {
+    case XENMEM_machphys_mapping:
+        return (a1 >> 6) ? ERR(-XEN_ENOSYS, "start") : machphys_mapping((uint32_t)a2);
+    case XENMEM_memory_map:
+        return (a1 >> 6) ? ERR(-XEN_ENOSYS, "start") : memory_map((uint32_t)a2);
+    case XENMEM_current_reservation:
+    case XENMEM_maximum_reservation:
+    case XENMEM_maximum_ram_page:
+    case XENMEM_machine_memory_map:
+        return hc_memory_op(regs, a1, (uint32_t)a2, a3, a4, a5);   /* a domid, or nothing */
+    default:
+        return ERR(-XEN_ENOSYS, "memory_op sub-op not translated yet for 32-bit guests");
+    }
+}
+
+long compat_grant_table_op(ARGS)
+{
+    switch (a1) {
+    case GNTTABOP_query_size:
+    case GNTTABOP_set_version:
+    case GNTTABOP_get_version:
+        return hc_grant_table_op(regs, a1, (uint32_t)a2, a3, a4, a5);  /* the same structures */
+    default:
+        return ERR(-XEN_ENOSYS, "grant_table_op sub-op not translated yet for 32-bit guests");
+    }
+}
+
+long compat_vcpu_op(ARGS)
+{
+    switch (a1) {
+    case VCPUOP_up:
+    case VCPUOP_down:
+    case VCPUOP_is_up:
+    case VCPUOP_register_vcpu_time_memory_area:
+    case VCPUOP_register_vcpu_info:
+    case VCPUOP_set_periodic_timer:
+    case VCPUOP_stop_periodic_timer:
+    case VCPUOP_set_singleshot_timer:
+    case VCPUOP_stop_singleshot_timer:
+    case VCPUOP_send_nmi:
+        return hc_vcpu_op(regs, a1, a2, (uint32_t)a3, a4, a5);  /* scalars, or the same structures */
+    default:
+        return ERR(-XEN_ENOSYS, "vcpu_op sub-op not translated yet for 32-bit guests");
+    }
+}

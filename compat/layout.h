@@ -1,0 +1,21 @@
+/* layout.h: the 32-bit guest's structures, from Debian's libxen-dev (xen/foreign/x86_32.h, packed
+ * as the i386 ABI lays them out), and the few offsets into shared_info the shim touches. */
+#ifndef COMPAT_LAYOUT_H
+#define COMPAT_LAYOUT_H
+
+#include "xen-abi.h"
+/* (the foreign header defines xen_wc_sec_hi for i386 readers; the native one's is ours) */
+#pragma push_macro("xen_wc_sec_hi")
+#undef xen_wc_sec_hi
+#include <xen/foreign/x86_32.h>
+#pragma pop_macro("xen_wc_sec_hi")
+
+#include "shim/lib.h"
+
+_Static_assert(sizeof(struct vcpu_info_x86_32) == 64, "a compat vcpu_info is 64 bytes, as the native one");
+_Static_assert(offsetof(struct vcpu_info_x86_32, time) == offsetof(struct vcpu_info, time),
+               "the pvclock sits where the native one does");
+_Static_assert(offsetof(struct shared_info_x86_32, evtchn_pending) == offsetof(struct shared_info, evtchn_pending),
+               "the pending bitmap starts where the native one does (so its bit n is the same byte)");
+
+#endif
