@@ -8,7 +8,9 @@
 #include "compat/hcalls.h"
 #include "compat/layout.h"
 #include "pv/domain/domain.h"
+#include "pv/events/vtimer.h"
 #include "pv/hypercall/hypercall.h"
+#include "pv/mm/balloon.h"
 #include "pv/mm/guest.h"
 #include "shim/debug.h"
 #include "shim/xerrno.h"
@@ -59,9 +61,72 @@ static long memory_map(uint64_t arg)
     return copy_to_guest(arg, &m32[0], sizeof(m32[0])) ? ERR(-XEN_EFAULT, "the count cannot be written back") : 0;
 }
 
+/* xen_memory_reservation in 32 bits: extent_start, nr_extents, extent_order, mem_flags, domid */
+struct reservation32 {
+    uint32_t extent_start, nr_extents, extent_order, mem_flags;
+    uint16_t domid;
+};
+
+static void widen(const struct reservation32 *c, struct xen_memory_reservation *r)
+{
+    memset(r, 0, sizeof(*r));
+    set_xen_guest_handle(r->extent_start, (xen_pfn_t *)(uintptr_t)c->extent_start);
+    r->nr_extents = c->nr_extents;
+    r->extent_order = c->extent_order;
+    r->mem_flags = c->mem_flags;
+    r->domid = c->domid;
+}
+
+static long reservation(unsigned op, uint64_t start, uint64_t arg)
+{
+    struct reservation32 c;
+    struct xen_memory_reservation r;
+
+    if (copy_from_guest(&c, arg, 18))
+        return (long)start;             /* as Xen: the extents done so far, none */
+    widen(&c, &r);
+    return memop_reservation_r(op, start, &r);
+}
+
+/*
+ * XENMEM_exchange as Xen's compat layer does it: it translates the lists in chunks of its 8 KiB
+ * argument area, so an exchange whose orders differ by 10 or more cannot be done at all (-E2BIG,
+ * after the size checks); and it writes nr_exchanged back only when the whole call succeeded.
+ */
+static long exchange(uint64_t arg)
+{
+    struct { struct reservation32 in, out; uint32_t nr_exchanged; } __attribute__((packed, aligned(4))) c;
+    struct xen_memory_exchange x;
+
+    _Static_assert(sizeof(c) == 44, "i386's xen_memory_exchange");
+    if (copy_from_guest(&c, arg, sizeof(c)))
+        return ERR(-XEN_EFAULT, "the exchange cannot be read");
+    widen(&c.in, &x.in);
+    widen(&c.out, &x.out);
+    x.nr_exchanged = c.nr_exchanged;
+    int delta = (int)c.out.extent_order - (int)c.in.extent_order;
+    unsigned d = (unsigned)(delta < 0 ? -delta : delta);
+    bool sizes = c.in.extent_order < 32 && c.out.extent_order < 32 &&
+                 ((uint64_t)c.in.nr_extents << c.in.extent_order) == ((uint64_t)c.out.nr_extents << c.out.extent_order);
+    if (sizes && c.nr_exchanged <= c.in.nr_extents && (d >= 31 || ((1ull << d) + 1) * 8 > 8192 - sizeof(x)))
+        return ERR(-XEN_E2BIG, "as Xen's compat layer: the lists do not fit its translation area");
+    long rc = memop_exchange_x(&x);
+    if (rc)
+        return rc;
+    c.nr_exchanged = (uint32_t)x.nr_exchanged;
+    return copy_to_guest(arg + offsetof(typeof(c), nr_exchanged), &c.nr_exchanged, 4) ? ERR(-XEN_EFAULT, "cannot write back") : 0;
+}
+
 long compat_memory_op(ARGS)
 {
+    balloon_reclaim();                  /* as the 64-bit handler: counts exact */
     switch (a1 & 0x3f) {
+    case XENMEM_increase_reservation:
+    case XENMEM_decrease_reservation:
+    case XENMEM_populate_physmap:
+        return reservation((unsigned)(a1 & 0x3f), a1 >> 6, (uint32_t)a2);
+    case XENMEM_exchange:
+        return (a1 >> 6) ? ERR(-XEN_EINVAL, "as Xen: no continuation for exchange") : exchange((uint32_t)a2);
     case XENMEM_machphys_mapping:
         return (a1 >> 6) ? ERR(-XEN_ENOSYS, "start") : machphys_mapping((uint32_t)a2);
     case XENMEM_memory_map:
@@ -102,6 +167,30 @@ long compat_vcpu_op(ARGS)
     case VCPUOP_stop_singleshot_timer:
     case VCPUOP_send_nmi:
         return hc_vcpu_op(regs, a1, a2, (uint32_t)a3, a4, a5);  /* scalars, or the same structures */
+    case VCPUOP_register_runstate_memory_area: {
+        uint32_t va;                    /* a 32-bit handle in the low half of its union */
+        if (copy_from_guest(&va, a3, sizeof(va)))
+            return ERR(-XEN_EFAULT, "the area's address cannot be read");
+        if (a2 >= pv_dom.nr_vcpus)
+            return ERR(-XEN_ENOENT, "no such vCPU");
+        if (!guest_range_ok(va, 1))
+            return ERR(-XEN_EFAULT, "as Xen: the area must start at a guest address");
+        struct pv_vcpu *v = &pv_dom.vcpu[a2];
+        struct vcpu_runstate_info ri;
+        v->runstate_area = va;
+        pv_runstate_get(v, &ri);
+        pv_runstate_publish(v, &ri);
+        return 0;
+    }
+    case VCPUOP_get_runstate_info: {
+        struct vcpu_runstate_info ri;
+        struct vcpu_runstate_info_x86_32 c;
+        if (a2 >= pv_dom.nr_vcpus)
+            return ERR(-XEN_ENOENT, "no such vCPU");
+        pv_runstate_get(&pv_dom.vcpu[a2], &ri);
+        pv_runstate_compat(&ri, &c);
+        return copy_to_guest((uint32_t)a3, &c, sizeof(c)) ? ERR(-XEN_EFAULT, "the result cannot be written back") : 0;
+    }
     default:
         return ERR(-XEN_ENOSYS, "vcpu_op sub-op not translated yet for 32-bit guests");
     }

@@ -12,6 +12,14 @@
 
 #include "shim/lib.h"
 
+/* vcpu.h has no foreign form: its runstate record as i386 lays it out (uint64_t 4-aligned) */
+struct vcpu_runstate_info_x86_32 {
+    int32_t state;
+    uint64_t state_entry_time;
+    uint64_t time[4];
+} __attribute__((packed, aligned(4)));
+_Static_assert(sizeof(struct vcpu_runstate_info_x86_32) == 44, "i386's vcpu_runstate_info");
+
 _Static_assert(sizeof(struct vcpu_info_x86_32) == 64, "a compat vcpu_info is 64 bytes, as the native one");
 _Static_assert(offsetof(struct vcpu_info_x86_32, time) == offsetof(struct vcpu_info, time),
                "the pvclock sits where the native one does");

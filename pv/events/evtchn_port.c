@@ -162,54 +162,86 @@ static bool test(const xen_ulong_t *w, unsigned bit)
     return (__atomic_load_n(w, __ATOMIC_SEQ_CST) >> bit) & 1;
 }
 
+/*
+ * A 32-bit guest's shared_info (ev_2l_compat) has 32-bit words: its selector is the 32 bits at
+ * offset 4 of the vcpu_info, its mask bitmap follows 32 words of pending bits, and it has 1024
+ * ports. Both bitmaps are little-endian from a fixed byte, so 64-bit words over them name the
+ * same bits (the pending one starts where the native one does).
+ */
+static bool words32;
+
+void ev_2l_compat(bool on)
+{
+    words32 = on;
+}
+
+static unsigned nr_2l(void)
+{
+    return words32 ? 1024 : EV_NR_PORTS;
+}
+
+static xen_ulong_t *mask_of(const struct shared_info *s)
+{
+    /* 32-bit: right after 32 pending words of 4 bytes */
+    return words32 ? (xen_ulong_t *)((uintptr_t)s->evtchn_pending + 32 * 4) : (xen_ulong_t *)s->evtchn_mask;
+}
+
 /* The selector bit for the port's word, then the vCPU-wide flag: true if that went 0 -> 1. */
 static bool mark_word(struct vcpu_info *vi, unsigned port)
 {
-    if (test_and_set(&vi->evtchn_pending_sel, port / WORD_BITS))
+    if (words32) {
+        uint32_t *sel = (uint32_t *)((uintptr_t)vi + 4), m = 1u << (port / 32);
+        if (__atomic_fetch_or(sel, m, __ATOMIC_SEQ_CST) & m)
+            return false;
+    } else if (test_and_set(&vi->evtchn_pending_sel, port / WORD_BITS)) {
         return false;
+    }
     return !__atomic_exchange_n(&vi->evtchn_upcall_pending, 1, __ATOMIC_SEQ_CST);
 }
 
 bool ev_2l_set_pending(struct shared_info *s, struct vcpu_info *vi, unsigned port)
 {
-    if (port >= EV_NR_PORTS || test_and_set(&s->evtchn_pending[port / WORD_BITS], port % WORD_BITS))
+    if (port >= nr_2l() || test_and_set(&s->evtchn_pending[port / WORD_BITS], port % WORD_BITS))
         return false;                   /* already pending: the guest was told then */
-    if (test(&s->evtchn_mask[port / WORD_BITS], port % WORD_BITS))
+    if (test(&mask_of(s)[port / WORD_BITS], port % WORD_BITS))
         return false;                   /* masked: unmask will tell it */
     return mark_word(vi, port);
 }
 
 bool ev_2l_unmask(struct shared_info *s, struct vcpu_info *vi, unsigned port)
 {
-    if (port >= EV_NR_PORTS || !test_and_clear(&s->evtchn_mask[port / WORD_BITS], port % WORD_BITS))
+    if (port >= nr_2l() || !test_and_clear(&mask_of(s)[port / WORD_BITS], port % WORD_BITS))
         return false;
     return test(&s->evtchn_pending[port / WORD_BITS], port % WORD_BITS) && mark_word(vi, port);
 }
 
 void ev_2l_clear_pending(struct shared_info *s, unsigned port)
 {
-    if (port < EV_NR_PORTS)
+    if (port < nr_2l())
         test_and_clear(&s->evtchn_pending[port / WORD_BITS], port % WORD_BITS);
 }
 
 void ev_2l_mask(struct shared_info *s, unsigned port)
 {
-    if (port < EV_NR_PORTS)
-        test_and_set(&s->evtchn_mask[port / WORD_BITS], port % WORD_BITS);
+    if (port < nr_2l())
+        test_and_set(&mask_of(s)[port / WORD_BITS], port % WORD_BITS);
 }
 
 bool ev_2l_is_pending(const struct shared_info *s, unsigned port)
 {
-    return port < EV_NR_PORTS && test(&s->evtchn_pending[port / WORD_BITS], port % WORD_BITS);
+    return port < nr_2l() && test(&s->evtchn_pending[port / WORD_BITS], port % WORD_BITS);
 }
 
 bool ev_2l_is_masked(const struct shared_info *s, unsigned port)
 {
-    return port >= EV_NR_PORTS || test(&s->evtchn_mask[port / WORD_BITS], port % WORD_BITS);
+    return port >= nr_2l() || test(&mask_of(s)[port / WORD_BITS], port % WORD_BITS);
 }
 
 void ev_2l_mark_all(struct vcpu_info *vi)
 {
-    __atomic_store_n(&vi->evtchn_pending_sel, ~(xen_ulong_t)0, __ATOMIC_SEQ_CST);
+    if (words32)
+        __atomic_store_n((uint32_t *)((uintptr_t)vi + 4), ~0u, __ATOMIC_SEQ_CST);
+    else
+        __atomic_store_n(&vi->evtchn_pending_sel, ~(xen_ulong_t)0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&vi->evtchn_upcall_pending, 1, __ATOMIC_SEQ_CST);
 }

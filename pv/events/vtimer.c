@@ -7,6 +7,7 @@
  * runstate (running/blocked, with the time spent in each) and the wallclock in shared_info.
  */
 #include "l0/l0.h"
+#include "compat/layout.h"
 #include "pv/domain/domain.h"
 #include "pv/events/events.h"
 #include "pv/events/vtimer.h"
@@ -180,11 +181,20 @@ void pv_runstate_get(const struct pv_vcpu *v, struct vcpu_runstate_info *out)
 
 /* The guest's copy. With VMASST_TYPE_runstate_update_flag, XEN_RUNSTATE_UPDATE in
  * state_entry_time marks it as being rewritten, so a reader on another vCPU retries. */
+/* A 32-bit guest's vcpu_runstate_info: packed to 4 bytes (entry time at 4, the times at 12). */
+void pv_runstate_compat(const struct vcpu_runstate_info *ri, struct vcpu_runstate_info_x86_32 *c)
+{
+    c->state = ri->state;
+    c->state_entry_time = ri->state_entry_time;
+    memcpy(c->time, ri->time, sizeof(c->time));
+}
+
 void pv_runstate_publish(struct pv_vcpu *v, const struct vcpu_runstate_info *ri)
 {
-    uint64_t at = v->runstate_area + offsetof(struct vcpu_runstate_info, state_entry_time);
+    uint64_t at = v->runstate_area + (pv_dom.compat ? 4 : offsetof(struct vcpu_runstate_info, state_entry_time));
     bool flag = pv_dom.vm_assist & (1ull << VMASST_TYPE_runstate_update_flag);
     uint64_t t = ri->state_entry_time | XEN_RUNSTATE_UPDATE;
+    struct vcpu_runstate_info_x86_32 c;
 
     if (!v->runstate_area)
         return;
@@ -192,7 +202,12 @@ void pv_runstate_publish(struct pv_vcpu *v, const struct vcpu_runstate_info *ri)
     if (flag && copy_to_guest(at, &t, sizeof(t)))
         return;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    copy_to_guest(v->runstate_area, ri, sizeof(*ri));
+    if (pv_dom.compat) {
+        pv_runstate_compat(ri, &c);
+        copy_to_guest(v->runstate_area, &c, sizeof(c));
+    } else {
+        copy_to_guest(v->runstate_area, ri, sizeof(*ri));
+    }
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
     if (flag)
         copy_to_guest(at, &ri->state_entry_time, sizeof(t));
@@ -224,6 +239,15 @@ void pv_wallclock_init(void)
     uint64_t base = l0->wallclock_base ? l0->wallclock_base() : 0;
     uint64_t sec = base / 1000000000ull;
 
+    if (pv_dom.compat) {                /* a 32-bit guest's: wc_sec_hi is in its arch part */
+        struct shared_info_x86_32 *c = (struct shared_info_x86_32 *)s;
+        __atomic_store_n(&c->wc_version, c->wc_version + 1, __ATOMIC_SEQ_CST);
+        c->wc_sec = (uint32_t)sec;
+        c->arch.wc_sec_hi = (uint32_t)(sec >> 32);
+        c->wc_nsec = (uint32_t)(base % 1000000000ull);
+        __atomic_store_n(&c->wc_version, c->wc_version + 1, __ATOMIC_SEQ_CST);
+        return;
+    }
     __atomic_store_n(&s->wc_version, s->wc_version + 1, __ATOMIC_SEQ_CST);
     s->wc_sec = (uint32_t)sec;
     s->wc_sec_hi = (uint32_t)(sec >> 32);

@@ -18,6 +18,8 @@ void pv_timer_periodic_resume(struct pv_vcpu *v);   /* v runs again: one catch-u
 void pv_runstate_set(struct pv_vcpu *v, int state);
 void pv_runstate_get(const struct pv_vcpu *v, struct vcpu_runstate_info *out);
 void pv_runstate_publish(struct pv_vcpu *v, const struct vcpu_runstate_info *ri);  /* to its area */
+struct vcpu_runstate_info_x86_32;
+void pv_runstate_compat(const struct vcpu_runstate_info *ri, struct vcpu_runstate_info_x86_32 *c);
 void pv_wallclock_init(void);
 
 #endif

@@ -34,9 +34,26 @@ static bool mem_flags_ok(unsigned flags, uint64_t *limit)
     return true;
 }
 
+/* An extent list's entries: xen_pfn_t, 8 bytes, or 4 in a 32-bit guest's lists. */
+static unsigned xw(void)
+{
+    return pv_dom.compat ? 4 : 8;
+}
+
+static bool ext_get(uint64_t at, uint64_t *v)
+{
+    *v = 0;
+    return copy_from_guest(v, at, xw()) == 0;   /* little-endian: the low bytes */
+}
+
+static bool ext_put(uint64_t at, uint64_t v)
+{
+    return copy_to_guest(at, &v, xw()) == 0;
+}
+
 static bool list_ok(uint64_t list, uint64_t first, uint64_t end)
 {
-    return first <= end && end - first <= (~0ull >> 4) && guest_range_ok(list + first * 8, (end - first) * 8);
+    return first <= end && end - first <= (~0ull >> 4) && guest_range_ok(list + first * xw(), (end - first) * xw());
 }
 
 static bool decrease_one(uint64_t mfn, unsigned order)
@@ -53,13 +70,13 @@ static bool populate_one(uint64_t slot, unsigned order, uint64_t limit, uint64_t
 
     if (pv_dom.nr_pages + (1ull << order) > pv_dom.max_pages)
         return false;                   /* Xen's max_pages: no growing past what we were built with */
-    if (copy_from_guest(&gpfn, slot, sizeof(gpfn)))
+    if (!ext_get(slot, &gpfn))
         return false;
     int64_t mfn = balloon_take(order, limit, gpfn, more);
     if (mfn < 0)
         return false;
     uint64_t m = (uint64_t)mfn;
-    if (copy_to_guest(slot, &m, sizeof(m))) {
+    if (!ext_put(slot, m)) {
         balloon_untake(m, order);       /* the guest cannot learn it: not given */
         return false;
     }
@@ -76,7 +93,7 @@ static bool increase_one(uint64_t slot, bool tell, unsigned order, uint64_t limi
     if (mfn < 0)
         return false;
     uint64_t m = (uint64_t)mfn;
-    if (tell && copy_to_guest(slot, &m, sizeof(m))) {
+    if (tell && !ext_put(slot, m)) {
         balloon_untake(m, order);
         return false;
     }
@@ -86,9 +103,18 @@ static bool increase_one(uint64_t slot, bool tell, unsigned order, uint64_t limi
 long memop_reservation(unsigned op, uint64_t start, uint64_t arg)
 {
     struct xen_memory_reservation r;
+
+    if (copy_from_guest(&r, arg, sizeof(r)))
+        return (long)start;
+    return memop_reservation_r(op, start, &r);
+}
+
+long memop_reservation_r(unsigned op, uint64_t start, const struct xen_memory_reservation *rp)
+{
+    const struct xen_memory_reservation r = *rp;
     uint64_t limit, i, list;
 
-    if (copy_from_guest(&r, arg, sizeof(r)) || r.nr_extents > (~0u >> MEMOP_EXTENT_SHIFT) ||
+    if (r.nr_extents > (~0u >> MEMOP_EXTENT_SHIFT) ||
         start >= r.nr_extents || r.domid != DOMID_SELF || !mem_flags_ok(r.mem_flags, &limit) ||
         r.extent_order > BALLOON_MAX_ORDER)
         return (long)start;
@@ -100,10 +126,10 @@ long memop_reservation(unsigned op, uint64_t start, uint64_t arg)
 
     balloon_begin();
     for (i = start; i < r.nr_extents; i++) {
-        uint64_t slot = list + i * 8, mfn;
+        uint64_t slot = list + i * xw(), mfn;
         uint64_t more = MIN(r.nr_extents - i - 1, (pv_dom.max_pages - pv_dom.nr_pages) >> r.extent_order);
         if (op == XENMEM_decrease_reservation) {
-            if (copy_from_guest(&mfn, slot, sizeof(mfn)) || !decrease_one(mfn, r.extent_order))
+            if (!ext_get(slot, &mfn) || !decrease_one(mfn, r.extent_order))
                 break;
         } else if (op == XENMEM_increase_reservation) {
             if (!increase_one(slot, list != 0, r.extent_order, limit, more))
@@ -143,7 +169,7 @@ static int chunk(const struct xen_memory_exchange *x, uint64_t i, unsigned in_ch
     xs.nr_stolen = xs.nr_taken = 0;
     for (uint64_t j = 0; j < (1ull << in_chunk) && !rc; j++) {
         uint64_t mfn;
-        if (copy_from_guest(&mfn, in_list + ((i << in_chunk) + j) * 8, sizeof(mfn))) {
+        if (!ext_get(in_list + ((i << in_chunk) + j) * xw(), &mfn)) {
             rc = -XEN_EFAULT;
             break;
         }
@@ -153,7 +179,7 @@ static int chunk(const struct xen_memory_exchange *x, uint64_t i, unsigned in_ch
     }
     for (uint64_t j = 0; j < (1ull << out_chunk) && !rc; j++) {
         uint64_t gpfn;
-        if (copy_from_guest(&gpfn, out_list + ((i << out_chunk) + j) * 8, sizeof(gpfn))) {
+        if (!ext_get(out_list + ((i << out_chunk) + j) * xw(), &gpfn)) {
             rc = -XEN_EFAULT;
             break;
         }
@@ -171,12 +197,12 @@ static int chunk(const struct xen_memory_exchange *x, uint64_t i, unsigned in_ch
     for (unsigned s = 0; s < xs.nr_stolen; s++)
         balloon_commit_steal(xs.stolen[s]);
     for (unsigned t = 0; t < xs.nr_taken; t++)
-        if (copy_to_guest(out_list + ((i << out_chunk) + t) * 8, &xs.taken[t], 8))
+        if (!ext_put(out_list + ((i << out_chunk) + t) * xw(), xs.taken[t]))
             rc = -XEN_EFAULT;
     return rc;
 }
 
-static long exchange(struct xen_memory_exchange *x)
+long memop_exchange_x(struct xen_memory_exchange *x)
 {
     unsigned in_order = x->in.extent_order, out_order = x->out.extent_order;
     uint64_t in_n = x->in.nr_extents, out_n = x->out.nr_extents, limit;
@@ -214,7 +240,7 @@ long memop_exchange(uint64_t arg)
 
     if (copy_from_guest(&x, arg, sizeof(x)))
         return ERR(-XEN_EFAULT, "copy_from_guest(&x, arg, sizeof(x))");
-    long rc = exchange(&x);
+    long rc = memop_exchange_x(&x);
     if (copy_to_guest(arg + offsetof(struct xen_memory_exchange, nr_exchanged), &x.nr_exchanged,
                       sizeof(x.nr_exchanged)))
         rc = -XEN_EFAULT;

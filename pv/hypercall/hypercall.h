@@ -91,5 +91,11 @@ void pv_watchdog_reset(void);           /* a new domain after a restore: none in
 /* balloon.c: memory_op's reservation sub-ops (increase, decrease, populate) and exchange */
 long memop_reservation(unsigned op, uint64_t start, uint64_t arg);
 long memop_exchange(uint64_t arg);
+/* the same with the structure read (a 32-bit guest's, translated: its lists have 4-byte entries);
+ * memop_exchange_x leaves nr_exchanged in *x for the caller to write back */
+struct xen_memory_reservation;
+struct xen_memory_exchange;
+long memop_reservation_r(unsigned op, uint64_t start, const struct xen_memory_reservation *r);
+long memop_exchange_x(struct xen_memory_exchange *x);
 
 #endif

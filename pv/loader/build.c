@@ -295,6 +295,7 @@ int pv_build(const struct boot_info *bi)
     pv_dom.vcpu[0].initialised = pv_dom.vcpu[0].started = true;
     pv_vcpu_init_smp();
     pv_evtchn_init();
+    ev_2l_compat(pv_dom.compat);
     pv_store_init();
 
     uint64_t nr_pages = guest_pool.total_frames + 2;    /* + the xenstore and console pages */
