@@ -24,6 +24,7 @@
 #include "pv/mm/balloon.h"
 #include "pv/mm/mm.h"
 #include "pv/mm/pagetype.h"
+#include "pv/mm/segdesc.h"
 #include "pv/vcpu/vcpu.h"
 #include "shim/boot.h"
 #include "shim/console.h"
@@ -276,7 +277,7 @@ int pv_build(const struct boot_info *bi)
         return rc;
     if (pv_mmu_init(pv_dom.max_mfn))
         return fail(-XEN_ENOMEM, "no shim memory for the page-type words");
-    pv_mm.compat = pv_dom.compat;       /* PAE tables by the 32-bit rules */
+    pv_mm.compat = segdesc_compat = pv_dom.compat;     /* PAE tables, descriptors: the 32-bit rules */
     if (pv_dom.compat)
         idt_compat_gate();
     if (balloon_init())

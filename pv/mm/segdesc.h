@@ -9,6 +9,8 @@
 
 #define SEGDESC_PER_PAGE 512
 
+extern bool segdesc_compat;             /* a 32-bit guest's rules (ring-1 kernel) */
+
 /* Check one descriptor; true if allowed, with *d rewritten to the form that is stored. */
 bool segdesc_check(uint64_t *d);
 
