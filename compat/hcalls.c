@@ -157,6 +157,14 @@ long compat_xen_version(ARGS)
     return hc_xen_version(regs, a1, a2, a3, a4, a5);
 }
 
+/* m2p_strict is a 64-bit assist (Xen's compat VM_ASSIST_VALID leaves it out) */
+long compat_vm_assist(ARGS)
+{
+    if (a2 == VMASST_TYPE_m2p_strict)
+        return ERR(-XEN_EINVAL, "not a 32-bit assist");
+    return hc_vm_assist(regs, a1, a2, a3, a4, a5);
+}
+
 long compat_nmi_op(ARGS)
 {
     uint32_t handler;

@@ -32,6 +32,8 @@ static int fetch_op(struct mmuext_op *op, uint64_t at)
 
 long compat_mmuext_op(ARGS)
 {
+    if (!(uint32_t)a2)
+        return 0;                       /* as Xen's compat_mmuext_op: nothing called, *done untouched */
     return pv_mmuext_list((uint32_t)a1, a2, (uint32_t)a3, a4, 12, fetch_op);
 }
 
@@ -131,6 +133,18 @@ long compat_memory_op(ARGS)
         return (a1 >> 6) ? ERR(-XEN_ENOSYS, "start") : machphys_mapping((uint32_t)a2);
     case XENMEM_memory_map:
         return (a1 >> 6) ? ERR(-XEN_ENOSYS, "start") : memory_map((uint32_t)a2);
+    case XENMEM_maximum_gpfn: {
+        /* shared_info's arch.max_pfn where a 32-bit guest keeps it, as the 64-bit handler reads */
+        domid_t d;
+        if (a1 >> 6)
+            return ERR(-XEN_EINVAL, "as Xen: no continuation for this");
+        if (copy_from_guest(&d, (uint32_t)a2, sizeof(d)))
+            return ERR(-XEN_EFAULT, "the domid cannot be read");
+        if (d != DOMID_SELF)
+            return ERR(-XEN_ESRCH, "only ourselves");
+        uint32_t max_pfn = READ_ONCE(((struct shared_info_x86_32 *)pv_dom.shared)->arch.max_pfn);
+        return (long)(max_pfn ? max_pfn : 1) - 1;
+    }
     case XENMEM_current_reservation:
     case XENMEM_maximum_reservation:
     case XENMEM_maximum_ram_page:
@@ -141,8 +155,30 @@ long compat_memory_op(ARGS)
     }
 }
 
+/* gnttab_setup_table in 32 bits: dom, nr_frames, status, a list of 4-byte frame numbers */
+static long setup_table(uint64_t arg)
+{
+    struct { uint16_t dom, pad; uint32_t nr_frames; int16_t status, pad2; uint32_t frame_list; } c;
+    struct gnttab_setup_table s;
+
+    if (copy_from_guest(&c, arg, sizeof(c)))
+        return ERR(-XEN_EFAULT, "the setup_table cannot be read");
+    if (!guest_range_ok(c.frame_list, (size_t)c.nr_frames * 4))
+        return ERR(-XEN_EFAULT, "the frame list is not guest memory");
+    s.dom = c.dom;
+    s.nr_frames = c.nr_frames;
+    set_xen_guest_handle(s.frame_list, (xen_pfn_t *)(uintptr_t)c.frame_list);
+    long rc = pv_gnttab_setup(&s, 4);
+    c.status = s.status;
+    if (copy_to_guest(arg, &c, sizeof(c)))
+        return ERR(-XEN_EFAULT, "the result cannot be written back");
+    return rc;
+}
+
 long compat_grant_table_op(ARGS)
 {
+    if (a1 == GNTTABOP_setup_table)
+        return a3 != 1 ? ERR(-XEN_EINVAL, "count != 1") : setup_table((uint32_t)a2);
     switch (a1) {
     case GNTTABOP_query_size:
     case GNTTABOP_set_version:

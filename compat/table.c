@@ -47,7 +47,7 @@ static const struct entry table[64] = {
     N(console_io, hc_console_io),
     N(physdev_op_compat, hc_physdev_op_compat),
     T(grant_table_op, compat_grant_table_op),       /* setup_table's frame list, copy's frames */
-    N(vm_assist, hc_vm_assist),
+    T(vm_assist, compat_vm_assist),                 /* m2p_strict is not a 32-bit assist */
     T(update_va_mapping_otherdomain, compat_update_va_mapping_otherdomain),
     T(iret, compat_iret_hc),                        /* the compat frame; ends a multicall */
     T(vcpu_op, compat_vcpu_op),                     /* contexts, runstate: their 32-bit layouts */

@@ -10,6 +10,15 @@
 
 #define WORD_BITS (sizeof(xen_ulong_t) * 8)
 
+static bool words32;                    /* a 32-bit guest's 2-level words (below) */
+
+/* The ports a guest has: a 32-bit guest's 2-level ABI covers 1024 (kept with FIFO too: under Xen
+ * L0's numbers stay below that by default). */
+unsigned ev_nr_ports(void)
+{
+    return words32 ? 1024 : EV_NR_PORTS;
+}
+
 static bool virq_is_global(unsigned virq)
 {
     return virq != VIRQ_TIMER && virq != VIRQ_DEBUG && virq != VIRQ_XENOPROF && virq != VIRQ_XENPMU;
@@ -25,13 +34,13 @@ int ev_alloc(struct ev_table *t, enum ev_state state, unsigned at)
 {
     unsigned p = at;
 
-    if (at >= EV_NR_PORTS)
-        return ERR(-XEN_ENOSPC, "at >= EV_NR_PORTS");
+    if (at >= ev_nr_ports())
+        return ERR(-XEN_ENOSPC, "past the guest's ports");
     if (!at)
-        for (p = 1; p < EV_NR_PORTS && t->port[p].state != EV_FREE; p++)
+        for (p = 1; p < ev_nr_ports() && t->port[p].state != EV_FREE; p++)
             ;
-    if (p >= EV_NR_PORTS)
-        return ERR(-XEN_ENOSPC, "p >= EV_NR_PORTS");
+    if (p >= ev_nr_ports())
+        return ERR(-XEN_ENOSPC, "no free port");
     if (t->port[p].state != EV_FREE)
         return ERR(-XEN_EBUSY, "t->port[p].state != EV_FREE");
     t->port[p] = (struct ev_port){ .state = (uint8_t)state, .priority = EVTCHN_FIFO_PRIORITY_DEFAULT };
@@ -81,8 +90,8 @@ int ev_close(struct ev_table *t, unsigned port, struct ev_port *was)
 
 int ev_status(const struct ev_table *t, unsigned port, struct evtchn_status *st)
 {
-    if (port >= EV_NR_PORTS)
-        return ERR(-XEN_EINVAL, "port >= EV_NR_PORTS");
+    if (port >= ev_nr_ports())
+        return ERR(-XEN_EINVAL, "past the guest's ports");
     const struct ev_port *e = &t->port[port];
     st->vcpu = e->vcpu;
     switch (e->state) {
@@ -168,8 +177,6 @@ static bool test(const xen_ulong_t *w, unsigned bit)
  * ports. Both bitmaps are little-endian from a fixed byte, so 64-bit words over them name the
  * same bits (the pending one starts where the native one does).
  */
-static bool words32;
-
 void ev_2l_compat(bool on)
 {
     words32 = on;
@@ -177,7 +184,7 @@ void ev_2l_compat(bool on)
 
 static unsigned nr_2l(void)
 {
-    return words32 ? 1024 : EV_NR_PORTS;
+    return ev_nr_ports();
 }
 
 static xen_ulong_t *mask_of(const struct shared_info *s)

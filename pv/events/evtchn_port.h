@@ -40,6 +40,7 @@ struct ev_table {
 };
 
 void ev_init(struct ev_table *t, unsigned nr_vcpus);
+unsigned ev_nr_ports(void);             /* EV_NR_PORTS, or a 32-bit guest's 1024 */
 /* A port now in `state` and notifying vCPU 0: port `at`, or the lowest free one when at is 0 (on
  * Xen the numbers are L0's: hypercall/evtchn.c). > 0, or -XEN_ENOSPC, or -XEN_EBUSY (`at` is taken). */
 int ev_alloc(struct ev_table *t, enum ev_state state, unsigned at);
@@ -56,7 +57,7 @@ unsigned ev_virq_port(const struct ev_table *t, unsigned vcpu, unsigned virq);
 unsigned ev_port_of_l0(const struct ev_table *t, uint32_t l0_port);
 static inline const struct ev_port *ev_get(const struct ev_table *t, unsigned port)
 {
-    return port && port < EV_NR_PORTS && t->port[port].state != EV_FREE ? &t->port[port] : NULL;
+    return port && port < ev_nr_ports() && t->port[port].state != EV_FREE ? &t->port[port] : NULL;
 }
 
 /*

@@ -115,13 +115,25 @@ void pv_grant_resume(void)
 static long setup_table(uint64_t arg)
 {
     struct gnttab_setup_table s;
-    long rc = 0;
 
     if (copy_from_guest(&s, arg, sizeof(s)))
         return ERR(-XEN_EFAULT, "copy_from_guest(&s, arg, sizeof(s))");
-    uint64_t list = (uint64_t)(uintptr_t)s.frame_list.p;
-    if (!guest_range_ok(list, (size_t)s.nr_frames * sizeof(xen_pfn_t)))
+    if (!guest_range_ok((uint64_t)(uintptr_t)s.frame_list.p, (size_t)s.nr_frames * sizeof(xen_pfn_t)))
         return ERR(-XEN_EFAULT);
+    long rc = pv_gnttab_setup(&s, sizeof(xen_pfn_t));
+    if (copy_to_guest(arg, &s, sizeof(s)))
+        return ERR(-XEN_EFAULT, "copy_to_guest(arg, &s, sizeof(s))");
+    return rc;
+}
+
+/* setup_table with its argument read and its list checked to be guest memory; the list's
+ * entries are `width` bytes (4 in a 32-bit guest's). s->status gets the guest's answer. */
+long pv_gnttab_setup(struct gnttab_setup_table *sp, unsigned width)
+{
+    struct gnttab_setup_table s = *sp;
+    uint64_t list = (uint64_t)(uintptr_t)s.frame_list.p;
+    long rc = 0;
+
     s.status = GNTST_okay;
     spin_lock(&lock);
     if (!max_frames) {
@@ -140,15 +152,14 @@ static long setup_table(uint64_t arg)
         if (!frames[i] && (rc = new_frame(i, false, &frames[i])))
             break;
         nr_set_up = MAX(nr_set_up, i + 1);
-        if (copy_to_guest(list + i * sizeof(xen_pfn_t), &frames[i], sizeof(xen_pfn_t))) {
+        if (copy_to_guest(list + i * width, &frames[i], width)) {
             s.status = GNTST_bad_virt_addr;
             rc = -XEN_EFAULT;
             break;
         }
     }
     spin_unlock(&lock);
-    if (copy_to_guest(arg, &s, sizeof(s)))
-        return ERR(-XEN_EFAULT, "copy_to_guest(arg, &s, sizeof(s))");
+    *sp = s;
     return rc;
 }
 

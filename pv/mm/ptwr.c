@@ -91,6 +91,12 @@ bool pv_ptwr_fault(struct cpu_regs *r, uint64_t cr2)
                 want = (cur & ~mask) | ((res[0] << shift) & mask);
             }
             int rc = want == cur ? 0 : pt_cmpxchg_entry(table, slot, cur, want);
+            if (rc < 0 && pv_dom.compat && in.size == 4 && shift == 32 && (want & PTE_P) &&
+                in.op != INSN_CMPXCHG && in.op != INSN_CMPXCHG_DOUBLE) {
+                /* as Xen: a 32-bit guest writing a PAE entry's high half first has its two
+                 * stores the wrong way round; the entry goes in not present, the low half next */
+                rc = pt_cmpxchg_entry(table, slot, cur, want & ~PTE_P);
+            }
             if (rc < 0)
                 break;                  /* refused: the guest gets its #PF */
             if (rc > 0)
