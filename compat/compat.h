@@ -38,6 +38,12 @@ void compat_hypercall(struct cpu_regs *r);
 void compat_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t error_code);
 void compat_iret(struct cpu_regs *r);
 void compat_enter_regs(struct cpu_regs *r, uint64_t rip, uint64_t rsp, uint64_t rsi);
+/* a started vCPU's frame from its context's cs, ss and eflags (flat selectors only) */
+void compat_start_regs(struct cpu_regs *r, uint16_t cs, uint16_t ss, uint64_t rflags);
+
+/* context.c: VCPUOP_initialise's context, widened to the 64-bit layout (0 or -EFAULT) */
+struct vcpu_guest_context;
+int compat_read_context(uint64_t va, struct vcpu_guest_context *n);
 
 /* table.c: the 32-bit hypercall table; a multicall entry's call */
 long compat_hypercall_call(struct cpu_regs *r, uint32_t nr, const uint32_t a[6]);

@@ -133,3 +133,17 @@ void compat_enter_regs(struct cpu_regs *r, uint64_t rip, uint64_t rsp, uint64_t 
                      "movl %0, %%gs\n\t"
                      "swapgs" :: "r"((uint32_t)SEL_RING1_DS) : "memory");
 }
+
+void compat_start_regs(struct cpu_regs *r, uint16_t cs, uint16_t ss, uint64_t rflags)
+{
+    uint64_t rip = r->rip, rsp = r->rsp, rsi = r->rsi;
+
+    compat_enter_regs(r, rip, rsp, rsi);
+    cs = (cs & 3) ? cs : cs | 1;
+    ss = (ss & 3) ? ss : ss | 1;
+    if (flat_ok(cs, true) && flat_ok(ss, false) && (cs & 3) == (ss & 3)) {
+        r->cs = cs;
+        r->ss = ss;
+    }
+    r->rflags = (rflags & PV_RFLAGS_GUEST) | RFLAGS_IF | 2;
+}

@@ -175,18 +175,35 @@ static long setup_table(uint64_t arg)
     return rc;
 }
 
+/* gnttab_get_status_frames in 32 bits: its list handle is 4 bytes (the entries stay uint64_t) */
+static long status_frames(uint64_t arg)
+{
+    struct { uint32_t nr_frames; uint16_t dom; int16_t status; uint32_t frame_list; } c;
+    struct gnttab_get_status_frames g;
+
+    if (copy_from_guest(&c, arg, sizeof(c)))
+        return ERR(-XEN_EFAULT, "the get_status_frames cannot be read");
+    g.nr_frames = c.nr_frames;
+    g.dom = c.dom;
+    set_xen_guest_handle(g.frame_list, (uint64_t *)(uintptr_t)c.frame_list);
+    long rc = pv_gnttab_status_frames(&g);
+    if (rc)
+        return rc;
+    c.status = g.status;
+    return copy_to_guest(arg, &c, sizeof(c)) ? ERR(-XEN_EFAULT, "the result cannot be written back") : 0;
+}
+
 long compat_grant_table_op(ARGS)
 {
+    if ((a1 == GNTTABOP_setup_table || a1 == GNTTABOP_get_status_frames) && a3 != 1)
+        return ERR(-XEN_EINVAL, "count != 1");
     if (a1 == GNTTABOP_setup_table)
-        return a3 != 1 ? ERR(-XEN_EINVAL, "count != 1") : setup_table((uint32_t)a2);
-    switch (a1) {
-    case GNTTABOP_query_size:
-    case GNTTABOP_set_version:
-    case GNTTABOP_get_version:
-        return hc_grant_table_op(regs, a1, (uint32_t)a2, a3, a4, a5);  /* the same structures */
-    default:
-        return ERR(-XEN_ENOSYS, "grant_table_op sub-op not translated yet for 32-bit guests");
-    }
+        return setup_table((uint32_t)a2);
+    if (a1 == GNTTABOP_get_status_frames)
+        return status_frames((uint32_t)a2);
+    /* query_size, set_version, get_version: the same structures; the rest the 64-bit table's
+     * answer (map, unmap, copy, ... are L0's business, refused the same way) */
+    return hc_grant_table_op(regs, a1, (uint32_t)a2, a3, a4, a5);
 }
 
 long compat_vcpu_op(ARGS)
@@ -202,6 +219,7 @@ long compat_vcpu_op(ARGS)
     case VCPUOP_set_singleshot_timer:
     case VCPUOP_stop_singleshot_timer:
     case VCPUOP_send_nmi:
+    case VCPUOP_initialise:             /* its context read in 32 bits by pv_vcpu_initialise */
         return hc_vcpu_op(regs, a1, a2, (uint32_t)a3, a4, a5);  /* scalars, or the same structures */
     case VCPUOP_register_runstate_memory_area: {
         uint32_t va;                    /* a 32-bit handle in the low half of its union */

@@ -243,10 +243,22 @@ static long get_version(uint64_t arg)
 static long get_status_frames(uint64_t arg)
 {
     struct gnttab_get_status_frames g;
-    long rc = 0;
 
     if (copy_from_guest(&g, arg, sizeof(g)))
         return ERR(-XEN_EFAULT);
+    long rc = pv_gnttab_status_frames(&g);
+    if (rc)
+        return rc;
+    return copy_to_guest(arg, &g, sizeof(g)) ? ERR(-XEN_EFAULT) : 0;
+}
+
+/* get_status_frames with its argument read (the list's entries are uint64_t in both ABIs):
+ * g->status gets the guest's answer; an error is returned with nothing to write back. */
+long pv_gnttab_status_frames(struct gnttab_get_status_frames *gp)
+{
+    struct gnttab_get_status_frames g = *gp;
+    long rc = 0;
+
     uint64_t list = (uint64_t)(uintptr_t)g.frame_list.p;
     g.status = GNTST_okay;
     spin_lock(&lock);
@@ -262,9 +274,8 @@ static long get_status_frames(uint64_t arg)
             g.status = GNTST_bad_virt_addr;
     }
     spin_unlock(&lock);
-    if (rc)
-        return rc;
-    return copy_to_guest(arg, &g, sizeof(g)) ? ERR(-XEN_EFAULT) : 0;
+    *gp = g;
+    return rc;
 }
 
 long hc_grant_table_op(struct cpu_regs *regs, uint64_t cmd, uint64_t arg, uint64_t count, uint64_t a4,

@@ -80,6 +80,8 @@ long pv_callback_register(const struct callback_register *c);      /* callback.c
 long pv_set_gdt_frames(const uint64_t *frames, unsigned entries);  /* mm/desc.c */
 struct gnttab_setup_table;
 long pv_gnttab_setup(struct gnttab_setup_table *s, unsigned width);    /* grant.c */
+struct gnttab_get_status_frames;
+long pv_gnttab_status_frames(struct gnttab_get_status_frames *g);      /* grant.c */
 /* mmu.c: mmuext_op's loop over a list whose entries fetch() reads (0, or -EFAULT) */
 long pv_mmuext_list(uint64_t uops, uint64_t count, uint64_t pdone, uint64_t foreigndom, uint64_t op_size,
                     int (*fetch)(struct mmuext_op *op, uint64_t at));

@@ -17,6 +17,7 @@
  * to its CPU. The interrupt itself ends a halt (SCHEDOP_block, poll, park) and its return to the
  * guest runs the upcall check; the handler re-arms changed timers, which live on that CPU.
  */
+#include "compat/compat.h"
 #include "pv/domain/domain.h"
 #include "pv/events/vtimer.h"
 #include "pv/mm/guest.h"
@@ -90,8 +91,8 @@ static bool ctx_ok(const struct vcpu_guest_context *c)
         return false;
     if ((c->gdt_ents + 511) / 512 > 14)
         return false;
-    if (!(c->flags & VGCF_in_kernel) && !c->ctrlreg[1])
-        return false;                   /* user mode with no user page tables */
+    if (!pv_dom.compat && !(c->flags & VGCF_in_kernel) && !c->ctrlreg[1])
+        return false;                   /* user mode with no user page tables (64-bit) */
     return true;
 }
 
@@ -100,12 +101,12 @@ static int take_refs(const struct vcpu_guest_context *c, uint64_t *l4, uint64_t 
 {
     int rc;
 
-    *l4 = c->ctrlreg[3] >> PAGE_SHIFT;
-    *ul4 = c->ctrlreg[1] >> PAGE_SHIFT;
+    *l4 = c->ctrlreg[3] >> PAGE_SHIFT;          /* a 32-bit guest's L3 */
+    *ul4 = pv_dom.compat ? 0 : c->ctrlreg[1] >> PAGE_SHIFT;
     spin_lock(&pv_dom.mmu_lock);
     if ((rc = pv_gdt_hold(c->gdt_frames, (unsigned)c->gdt_ents)))
         goto out;
-    if (!pv_mfn_is_guest(*l4) || (rc = pt_get_type(*l4, PGT_L4)))
+    if (!pv_mfn_is_guest(*l4) || (rc = pt_get_type(*l4, pv_dom.compat ? PGT_L3 : PGT_L4)))
         goto undo_gdt;
     if (*ul4 && (!pv_mfn_is_guest(*ul4) || (rc = pt_get_type(*ul4, PGT_L4))))
         goto undo_l4;
@@ -130,7 +131,7 @@ long pv_vcpu_initialise(struct pv_vcpu *v, uint64_t ctx_va)
     spin_lock(&ctx_lock);
     /* the context is read first, as Xen does: an unreadable one is -EFAULT even for a vCPU
      * that runs */
-    if (copy_from_guest(&ctx_buf, ctx_va, sizeof(ctx_buf))) {
+    if (pv_dom.compat ? compat_read_context(ctx_va, &ctx_buf) : copy_from_guest(&ctx_buf, ctx_va, sizeof(ctx_buf))) {
         rc = ERR(-XEN_EFAULT);
         goto out;
     }
@@ -142,16 +143,22 @@ long pv_vcpu_initialise(struct pv_vcpu *v, uint64_t ctx_va)
         rc = ERR(-XEN_EINVAL);
         goto out;
     }
+    if (pv_dom.compat && !v->cr3 && compat_set_l3(v, 0)) {
+        rc = ERR(-XEN_ENOMEM, "no shim frame for the vCPU's L4");
+        goto out;
+    }
     if ((rc = take_refs(c, &l4, &ul4)))
         goto out;
-    if (!pv_m2p_strict())
+    if (pv_dom.compat)
+        ;                               /* no m2p slot: the compat m2p is in the L2s */
+    else if (!pv_m2p_strict())
         pv_l4_ro_m2p(l4, true);         /* as MMUEXT_NEW_BASEPTR and NEW_USER_BASEPTR */
     else if (ul4)
         pv_l4_ro_m2p(ul4, false);
 
     for (unsigned i = 0; i < 256; i++) {
         const struct trap_info *t = &c->trap_ctxt[i];
-        uint16_t cs = (t->cs & 3) ? t->cs : t->cs | 3;     /* as set_trap_table */
+        uint16_t cs = (t->cs & 3) ? t->cs : t->cs | (pv_dom.compat ? 1 : 3);     /* as set_trap_table */
         v->traps[i] = (struct pv_trap){ t->address, t->address ? cs : 0, t->flags };
     }
     v->event_callback = c->event_callback_eip;
@@ -159,12 +166,15 @@ long pv_vcpu_initialise(struct pv_vcpu *v, uint64_t ctx_va)
     v->failsafe_mask_events = c->flags & VGCF_failsafe_disables_events;
     v->syscall_callback = c->syscall_callback_eip;
     v->syscall_mask_events = c->flags & VGCF_syscall_disables_events;
-    v->kernel_ss = c->kernel_ss | 3;
+    v->kernel_ss = (c->kernel_ss & 3) ? c->kernel_ss : c->kernel_ss | (pv_dom.compat ? 1 : 3);
     v->kernel_sp = c->kernel_sp;
-    v->cr3 = l4 << PAGE_SHIFT;
+    if (pv_dom.compat)
+        compat_set_l3(v, l4);           /* its L4 exists (above): slot 0 only */
+    else
+        v->cr3 = l4 << PAGE_SHIFT;
     v->cr3_user_mfn = ul4;
     v->gs_base_user = c->gs_base_user;
-    v->user_mode = !(c->flags & VGCF_in_kernel);
+    v->user_mode = !pv_dom.compat && !(c->flags & VGCF_in_kernel);     /* 32-bit: the ring says */
     v->iopl = (unsigned)((c->user_regs.rflags & RFLAGS_IOPL) >> 12);     /* virtualised, as Xen */
     v->fpu_ts = c->ctrlreg[0] & CR0_TS;
     v->start = (struct pv_vcpu_start){
@@ -211,11 +221,15 @@ static void vcpu_start_below(void *arg)
     r->rdx = s->regs.rdx; r->rsi = s->regs.rsi; r->rdi = s->regs.rdi;
     r->rip = s->regs.rip;
     r->rsp = s->regs.rsp;
-    uint16_t cs = (uint16_t)(s->regs.cs | 3), ss = (uint16_t)(s->regs.ss | 3);
-    r->cs = pv_selector_ok(cs, true) ? cs : SEL_RING3_CS64;
-    r->ss = pv_selector_ok(ss, false) ? ss : SEL_RING3_DS;
-    /* the guest's IF is its upcall mask; the real one stays on, IOPL is virtual (above) */
-    r->rflags = (s->regs.rflags & PV_RFLAGS_GUEST) | RFLAGS_IF | 2;
+    if (pv_dom.compat) {
+        compat_start_regs(r, s->regs.cs, s->regs.ss, s->regs.rflags);
+    } else {
+        uint16_t cs = (uint16_t)(s->regs.cs | 3), ss = (uint16_t)(s->regs.ss | 3);
+        r->cs = pv_selector_ok(cs, true) ? cs : SEL_RING3_CS64;
+        r->ss = pv_selector_ok(ss, false) ? ss : SEL_RING3_DS;
+        /* the guest's IF is its upcall mask; the real one stays on, IOPL is virtual (above) */
+        r->rflags = (s->regs.rflags & PV_RFLAGS_GUEST) | RFLAGS_IF | 2;
+    }
 
     pv_runstate_set(v, RUNSTATE_running);
     pv_timers_changed(v);
