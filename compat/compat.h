@@ -38,8 +38,9 @@ void compat_hypercall(struct cpu_regs *r);
 void compat_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t error_code);
 void compat_iret(struct cpu_regs *r);
 void compat_enter_regs(struct cpu_regs *r, uint64_t rip, uint64_t rsp, uint64_t rsi);
-/* a started vCPU's frame from its context's cs, ss and eflags (flat selectors only) */
-void compat_start_regs(struct cpu_regs *r, uint16_t cs, uint16_t ss, uint64_t rflags);
+/* a started vCPU's frame and segment registers from its context's cs, ss, ds, es, fs, gs and
+ * eflags (a selector that cannot be loaded: cs and ss flat, the others null) */
+void compat_start_regs(struct cpu_regs *r, const uint16_t seg[6], uint64_t rflags);
 
 /* context.c: VCPUOP_initialise's context, widened to the 64-bit layout (0 or -EFAULT) */
 struct vcpu_guest_context;

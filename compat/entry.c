@@ -15,6 +15,7 @@
 #include "pv/domain/domain.h"
 #include "pv/events/events.h"
 #include "pv/mm/guest.h"
+#include "pv/mm/mm.h"
 #include "pv/vcpu/traps.h"
 #include "shim/config.h"
 #include "shim/console.h"
@@ -38,10 +39,9 @@ void compat_hypercall(struct cpu_regs *r)
     pv_upcall_check(r);
 }
 
-/* A flat selector of the compat GDT for ring `ring` (1 or 3), code or data. */
-static bool flat_ok(uint16_t sel, bool code)
+static bool sel_ok(uint16_t sel, bool code)
 {
-    return code ? sel == SEL_RING1_CS32 || sel == SEL_C_RING3_CS32 : sel == SEL_RING1_DS || sel == SEL_C_RING3_DS;
+    return pv_compat_selector_ok(sel, code ? PV_SEG_CS : PV_SEG_SS);
 }
 
 void compat_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t error_code)
@@ -72,9 +72,10 @@ void compat_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t 
         vi->evtchn_upcall_mask = 1;
     r->rsp = sp;
     r->rip = (uint32_t)addr;
-    r->cs = SEL_RING1_CS32;
+    uint16_t kcs = v->kernel_cs;        /* the trap table's selector when loadable, else the flat one */
+    r->cs = kcs && (kcs & 3) == 1 && sel_ok(kcs, true) ? kcs : SEL_RING1_CS32;
     if (from_user)
-        r->ss = flat_ok((uint16_t)(v->kernel_ss | 1), false) ? (v->kernel_ss | 1) : SEL_RING1_DS;
+        r->ss = sel_ok((uint16_t)(v->kernel_ss | 1), false) ? (v->kernel_ss | 1) : SEL_RING1_DS;
     r->rflags = (r->rflags & ~(RFLAGS_TF | RFLAGS_NT | RFLAGS_RF | RFLAGS_VM)) | RFLAGS_IF;
     pv_dom.nr_bounces++;
 }
@@ -89,7 +90,7 @@ void compat_iret(struct cpu_regs *r)
     uint16_t cs = (uint16_t)f[2];
     if ((cs & 3) == 0)
         cs |= 1;                        /* as Xen's fixup: a ring-0 selector means the kernel's */
-    if (!flat_ok(cs, true))
+    if (!sel_ok(cs, true))
         pv_crash(r, "compat iret with cs %#x, which the guest cannot load", cs);
     if (f[3] & RFLAGS_VM)
         pv_crash(r, "compat iret to virtual-8086 mode (eflags %#x): not supported", f[3]);
@@ -97,7 +98,7 @@ void compat_iret(struct cpu_regs *r)
         if (copy_from_guest(&f[4], sp + 16, 8))
             pv_crash(r, "compat iret: its ring-3 frame at %#x cannot be read", sp);
         uint16_t ss = (uint16_t)f[5] | 3;
-        if (!flat_ok(ss, false))
+        if (!sel_ok(ss, false))
             pv_crash(r, "compat iret with ss %#x, which the guest cannot load", ss);
         r->rsp = f[4];
         r->ss = ss;
@@ -134,16 +135,32 @@ void compat_enter_regs(struct cpu_regs *r, uint64_t rip, uint64_t rsp, uint64_t 
                      "swapgs" :: "r"((uint32_t)SEL_RING1_DS) : "memory");
 }
 
-void compat_start_regs(struct cpu_regs *r, uint16_t cs, uint16_t ss, uint64_t rflags)
+/* A data segment register's selector from a context: loadable, or null. */
+static uint32_t data_sel(uint16_t sel)
+{
+    sel = (sel & 3) ? sel : sel | 1;
+    return pv_compat_selector_ok(sel, PV_SEG_DATA) ? sel : 0;
+}
+
+void compat_start_regs(struct cpu_regs *r, const uint16_t seg[6], uint64_t rflags)
 {
     uint64_t rip = r->rip, rsp = r->rsp, rsi = r->rsi;
+    uint16_t cs = seg[0], ss = seg[1];
 
     compat_enter_regs(r, rip, rsp, rsi);
     cs = (cs & 3) ? cs : cs | 1;
     ss = (ss & 3) ? ss : ss | 1;
-    if (flat_ok(cs, true) && flat_ok(ss, false) && (cs & 3) == (ss & 3)) {
+    if (sel_ok(cs, true) && sel_ok(ss, false) && (cs & 3) == (ss & 3)) {
         r->cs = cs;
         r->ss = ss;
     }
     r->rflags = (rflags & PV_RFLAGS_GUEST) | RFLAGS_IF | 2;
+    /* ds, es, fs, gs as the context gives them (each checked: one that would fault is null) */
+    __asm__ volatile("movl %0, %%ds\n\t"
+                     "movl %1, %%es\n\t"
+                     "movl %2, %%fs\n\t"
+                     "swapgs\n\t"
+                     "movl %3, %%gs\n\t"
+                     "swapgs" :: "r"(data_sel(seg[2])), "r"(data_sel(seg[3])), "r"(data_sel(seg[4])),
+                     "r"(data_sel(seg[5])) : "memory");
 }

@@ -258,3 +258,36 @@ bool pv_selector_ok(uint16_t sel, bool code)
         return false;
     return code ? (type & 8) != 0 : (type & 0xa) == 2;  /* code; or data, writable */
 }
+
+/*
+ * The same for a 32-bit guest, whose kernel is ring 1: a selector of RPL 1 or 3 that our iretq or
+ * a segment load in the shim may load without faulting, as `kind` needs it: the compat GDT's
+ * flat ones, or a present descriptor of the guest's GDT (its DPL at least 1: check_descriptor)
+ * that is nonconforming 32-bit code of DPL = RPL for CS, writable data of DPL = RPL for SS, data
+ * or readable code of DPL >= RPL for DS, ES, FS and GS.
+ */
+bool pv_compat_selector_ok(uint16_t sel, enum pv_seg kind)
+{
+    const struct vdesc *v = this_vdesc();
+    unsigned idx = sel >> 3, rpl = sel & 3;
+
+    if ((rpl != 1 && rpl != 3) || (sel & 4))
+        return false;
+    if (kind == PV_SEG_CS ? sel == SEL_RING1_CS32 || sel == SEL_C_RING3_CS32 : sel == SEL_RING1_DS || sel == SEL_C_RING3_DS)
+        return true;
+    if (!idx || idx >= v->gdt_frames * SEGDESC_PER_PAGE)
+        return false;
+    uint64_t d = pt_frame(v->gdt_mfn[idx / SEGDESC_PER_PAGE])[idx % SEGDESC_PER_PAGE];
+    unsigned type = (d >> 40) & 0xf, dpl = (d >> 45) & 3;
+    bool present = d & (1ull << 47), s = d & (1ull << 44), l = d & (1ull << 53);
+    if (!present || !s)
+        return false;
+    switch (kind) {
+    case PV_SEG_CS:
+        return (type & 0xc) == 8 && !l && dpl == rpl;
+    case PV_SEG_SS:
+        return (type & 0xa) == 2 && dpl == rpl;
+    default:
+        return ((type & 8) == 0 || (type & 2)) && dpl >= rpl;
+    }
+}

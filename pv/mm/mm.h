@@ -26,6 +26,8 @@ bool pv_ptwr_fault(struct cpu_regs *r, uint64_t cr2);  /* ptwr.c: a write to an 
 bool pv_ldt_fault(struct cpu_regs *r, uint64_t *cr2);
 void pv_set_ldt(uint64_t base, uint64_t ents);     /* MMUEXT_SET_LDT, arguments checked */
 bool pv_selector_ok(uint16_t sel, bool code);       /* loadable for the guest */
+enum pv_seg { PV_SEG_CS, PV_SEG_SS, PV_SEG_DATA };
+bool pv_compat_selector_ok(uint16_t sel, enum pv_seg kind);   /* the same for a 32-bit guest */
 int pv_gdt_hold(const uint64_t *frames, unsigned entries);      /* under the MMU lock */
 void pv_gdt_install(const uint64_t *frames, unsigned entries);  /* this CPU's GDT; held frames */
 void pv_ldt_drop(void);                             /* the page tables changed: unmap the LDT's pages */

@@ -222,7 +222,8 @@ static void vcpu_start_below(void *arg)
     r->rip = s->regs.rip;
     r->rsp = s->regs.rsp;
     if (pv_dom.compat) {
-        compat_start_regs(r, s->regs.cs, s->regs.ss, s->regs.rflags);
+        const uint16_t seg[6] = { s->regs.cs, s->regs.ss, s->regs.ds, s->regs.es, s->regs.fs, s->regs.gs };
+        compat_start_regs(r, seg, s->regs.rflags);
     } else {
         uint16_t cs = (uint16_t)(s->regs.cs | 3), ss = (uint16_t)(s->regs.ss | 3);
         r->cs = pv_selector_ok(cs, true) ? cs : SEL_RING3_CS64;
