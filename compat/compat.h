@@ -21,6 +21,13 @@ struct pv_vcpu;
 #define COMPAT_L2_XEN_FIRST 428u            /* the slot-3 L2's first entry of the hole */
 #define COMPAT_NR_PORTS     1024u           /* 2-level event channels: 32 words of 32 bits */
 
+/* A 32-bit guest's list below its hole (Xen's compat_handle_okay, which the compat translations
+ * use; the 64-bit handlers check with the 64-bit rules, as Xen's do for such a guest too). */
+static inline bool compat_range_ok(uint64_t va, uint64_t n)
+{
+    return va + n >= va && va + n <= COMPAT_HV_START;
+}
+
 /* build.c: the domain builder's 32-bit parts */
 int compat_m2p_init(void);                  /* the 4-byte m2p (before the guest's frames are taken) */
 uint64_t compat_tables_for(uint64_t v_start, uint64_t v_end);   /* bootstrap tables needed */

@@ -12,6 +12,7 @@
 #include "pv/hypercall/hypercall.h"
 #include "pv/mm/balloon.h"
 #include "pv/mm/guest.h"
+#include "pv/vcpu/vcpu.h"
 #include "shim/debug.h"
 #include "shim/xerrno.h"
 
@@ -30,11 +31,20 @@ static int fetch_op(struct mmuext_op *op, uint64_t at)
     return 0;
 }
 
+/* As Xen's compat_mmuext_op: the preempted bit of the count is its own continuation marker (the
+ * ops done so far are in *pdone), and with no ops it calls nothing: *pdone untouched. */
 long compat_mmuext_op(ARGS)
 {
-    if (!(uint32_t)a2)
-        return 0;                       /* as Xen's compat_mmuext_op: nothing called, *done untouched */
-    return pv_mmuext_list((uint32_t)a1, a2, (uint32_t)a3, a4, 12, fetch_op);
+    uint32_t count = (uint32_t)a2, done = 0;
+
+    if (count & 0x80000000u) {
+        count &= ~0x80000000u;
+        if ((uint32_t)a3)
+            (void)copy_from_guest(&done, (uint32_t)a3, sizeof(done));
+    }
+    if (!count)
+        return 0;
+    return pv_mmuext_list((uint32_t)a1, count, (uint32_t)a3, a4, 12, fetch_op, done);
 }
 
 /* XENMEM_machphys_mapping for a 32-bit guest: the compat m2p's window below 4 GiB, as Xen gives
@@ -86,6 +96,8 @@ static long reservation(unsigned op, uint64_t start, uint64_t arg)
 
     if (copy_from_guest(&c, arg, 18))
         return (long)start;             /* as Xen: the extents done so far, none */
+    if (c.extent_start && !compat_range_ok(c.extent_start, (uint64_t)c.nr_extents * 4))
+        return (long)start;
     widen(&c, &r);
     return memop_reservation_r(op, start, &r);
 }
@@ -110,6 +122,10 @@ static long exchange(uint64_t arg)
     unsigned d = (unsigned)(delta < 0 ? -delta : delta);
     bool sizes = c.in.extent_order < 32 && c.out.extent_order < 32 &&
                  ((uint64_t)c.in.nr_extents << c.in.extent_order) == ((uint64_t)c.out.nr_extents << c.out.extent_order);
+    if (sizes && c.nr_exchanged <= c.in.nr_extents &&
+        (!compat_range_ok(c.in.extent_start, (uint64_t)c.in.nr_extents * 4) ||
+         !compat_range_ok(c.out.extent_start, (uint64_t)c.out.nr_extents * 4)))
+        return ERR(-XEN_EFAULT, "a list reaches the hole");
     if (sizes && c.nr_exchanged <= c.in.nr_extents && (d >= 31 || ((1ull << d) + 1) * 8 > 8192 - sizeof(x)))
         return ERR(-XEN_E2BIG, "as Xen's compat layer: the lists do not fit its translation area");
     long rc = memop_exchange_x(&x);
@@ -145,10 +161,18 @@ long compat_memory_op(ARGS)
         uint32_t max_pfn = READ_ONCE(((struct shared_info_x86_32 *)pv_dom.shared)->arch.max_pfn);
         return (long)(max_pfn ? max_pfn : 1) - 1;
     }
+    case XENMEM_machine_memory_map: {
+        /* Xen's compat_arch_memory_op copies the struct in before the privilege check */
+        uint32_t m32[2];
+        if (a1 >> 6)
+            return ERR(-XEN_ENOSYS, "start");
+        if (copy_from_guest(m32, (uint32_t)a2, sizeof(m32)))
+            return ERR(-XEN_EFAULT, "the memory_map cannot be read");
+        return hc_memory_op(regs, a1, (uint32_t)a2, a3, a4, a5);
+    }
     case XENMEM_current_reservation:
     case XENMEM_maximum_reservation:
     case XENMEM_maximum_ram_page:
-    case XENMEM_machine_memory_map:
         return hc_memory_op(regs, a1, (uint32_t)a2, a3, a4, a5);   /* a domid, or nothing */
     default:
         return ERR(-XEN_ENOSYS, "memory_op sub-op not translated yet for 32-bit guests");
@@ -163,7 +187,7 @@ static long setup_table(uint64_t arg)
 
     if (copy_from_guest(&c, arg, sizeof(c)))
         return ERR(-XEN_EFAULT, "the setup_table cannot be read");
-    if (!guest_range_ok(c.frame_list, (size_t)c.nr_frames * 4))
+    if (!compat_range_ok(c.frame_list, (uint64_t)c.nr_frames * 4))
         return ERR(-XEN_EFAULT, "the frame list is not guest memory");
     s.dom = c.dom;
     s.nr_frames = c.nr_frames;
@@ -209,25 +233,24 @@ long compat_grant_table_op(ARGS)
 long compat_vcpu_op(ARGS)
 {
     switch (a1) {
-    case VCPUOP_up:
-    case VCPUOP_down:
-    case VCPUOP_is_up:
-    case VCPUOP_register_vcpu_time_memory_area:
-    case VCPUOP_register_vcpu_info:
-    case VCPUOP_set_periodic_timer:
-    case VCPUOP_stop_periodic_timer:
-    case VCPUOP_set_singleshot_timer:
-    case VCPUOP_stop_singleshot_timer:
-    case VCPUOP_send_nmi:
-    case VCPUOP_initialise:             /* its context read in 32 bits by pv_vcpu_initialise */
-        return hc_vcpu_op(regs, a1, a2, (uint32_t)a3, a4, a5);  /* scalars, or the same structures */
+    case VCPUOP_register_vcpu_time_memory_area: {
+        uint32_t va;                    /* a 32-bit handle in the low half of its union */
+        if (a2 >= pv_dom.nr_vcpus)
+            return ERR(-XEN_ENOENT, "no such vCPU");
+        if (copy_from_guest(&va, a3, sizeof(va)) || !compat_range_ok(va, 1))
+            return ERR(-XEN_EFAULT, "as Xen's compat_vcpu_op: the area must be below the hole");
+        pv_dom.vcpu[a2].time_area = va;
+        if (&pv_dom.vcpu[a2] == pv_current())
+            pv_time_update();
+        return 0;
+    }
     case VCPUOP_register_runstate_memory_area: {
         uint32_t va;                    /* a 32-bit handle in the low half of its union */
         if (copy_from_guest(&va, a3, sizeof(va)))
             return ERR(-XEN_EFAULT, "the area's address cannot be read");
         if (a2 >= pv_dom.nr_vcpus)
             return ERR(-XEN_ENOENT, "no such vCPU");
-        if (!guest_range_ok(va, 1))
+        if (!compat_range_ok(va, 1))
             return ERR(-XEN_EFAULT, "as Xen: the area must start at a guest address");
         struct pv_vcpu *v = &pv_dom.vcpu[a2];
         struct vcpu_runstate_info ri;
@@ -246,6 +269,8 @@ long compat_vcpu_op(ARGS)
         return copy_to_guest((uint32_t)a3, &c, sizeof(c)) ? ERR(-XEN_EFAULT, "the result cannot be written back") : 0;
     }
     default:
-        return ERR(-XEN_ENOSYS, "vcpu_op sub-op not translated yet for 32-bit guests");
+        /* scalars, or structures the same in both ABIs (vcpu_info, timers); initialise's context
+         * is read in 32 bits by pv_vcpu_initialise; the rest the 64-bit table's answer */
+        return hc_vcpu_op(regs, a1, a2, (uint32_t)a3, a4, a5);
     }
 }

@@ -82,9 +82,10 @@ struct gnttab_setup_table;
 long pv_gnttab_setup(struct gnttab_setup_table *s, unsigned width);    /* grant.c */
 struct gnttab_get_status_frames;
 long pv_gnttab_status_frames(struct gnttab_get_status_frames *g);      /* grant.c */
-/* mmu.c: mmuext_op's loop over a list whose entries fetch() reads (0, or -EFAULT) */
+/* mmu.c: mmuext_op's loop over a list whose entries fetch() reads (0, or -EFAULT); *pdone gets
+ * done_before plus the ops done */
 long pv_mmuext_list(uint64_t uops, uint64_t count, uint64_t pdone, uint64_t foreigndom, uint64_t op_size,
-                    int (*fetch)(struct mmuext_op *op, uint64_t at));
+                    int (*fetch)(struct mmuext_op *op, uint64_t at), uint32_t done_before);
 
 void pv_grant_resume(void);             /* grant.c: the grant frames at L0 again (a new domain) */
 /* watchdog.c: SCHEDOP_watchdog, and re-arming its timer on vCPU 0's CPU */

@@ -268,11 +268,11 @@ static int fetch_native(struct mmuext_op *op, uint64_t at)
 long hc_mmuext_op(struct cpu_regs *regs, uint64_t uops, uint64_t count, uint64_t pdone,
                   uint64_t foreigndom, uint64_t a5)
 {
-    return pv_mmuext_list(uops, count, pdone, foreigndom, sizeof(struct mmuext_op), fetch_native);
+    return pv_mmuext_list(uops, count, pdone, foreigndom, sizeof(struct mmuext_op), fetch_native, 0);
 }
 
 long pv_mmuext_list(uint64_t uops, uint64_t count, uint64_t pdone, uint64_t foreigndom, uint64_t op_size,
-                    int (*fetch)(struct mmuext_op *op, uint64_t at))
+                    int (*fetch)(struct mmuext_op *op, uint64_t at), uint32_t done_before)
 {
     uint32_t done = 0;
     int rc = check_args(uops, foreigndom, false);
@@ -290,6 +290,7 @@ long pv_mmuext_list(uint64_t uops, uint64_t count, uint64_t pdone, uint64_t fore
         }
     }
     spin_unlock(&pv_dom.mmu_lock);
+    done += done_before;
     if (pdone)
         copy_to_guest(pdone, &done, sizeof(done));
     return rc;

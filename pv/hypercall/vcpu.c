@@ -27,7 +27,8 @@ static long register_vcpu_info(struct pv_vcpu *v, uint64_t arg)
 
     if (copy_from_guest(&info, arg, sizeof(info)))
         return ERR(-XEN_EFAULT, "copy_from_guest(&info, arg, sizeof(info))");
-    if (info.offset > PAGE_SIZE - sizeof(struct vcpu_info) || (info.offset & 7))
+    /* aligned as the guest's ABI aligns it: 4 bytes for a 32-bit guest's (Xen's map_vcpu_info) */
+    if (info.offset > PAGE_SIZE - sizeof(struct vcpu_info) || (info.offset & (pv_dom.compat ? 3 : 7)))
         return ERR(-XEN_ENXIO, "straddles a page or is misaligned: the stock shim's answer");
     if (v->vi_mfn)
         return ERR(-XEN_EINVAL, "moved already");

@@ -7,16 +7,15 @@
 #include "shim/paging.h"
 #include "shim/xerrno.h"
 
-/* A guest virtual range: canonical, no wrap, nothing of the hypervisor hole (a 32-bit guest's:
- * everything from 0xF5800000, where its read-only m2p is: Xen's compat_access_ok). */
+/* A guest virtual range: canonical, no wrap, nothing of the hypervisor hole. (As in Xen, the
+ * same for a 32-bit guest's arguments to the 64-bit handlers; its translations check their
+ * lists against its own hole: compat/compat.h.) */
 bool guest_range_ok(uint64_t va, size_t n)
 {
     uint64_t last = va + n - 1;
 
     if (!n)
         return true;
-    if (pv_dom.compat)
-        return last >= va && last < 0xF5800000ull;
     if (last < va || !is_canonical(va) ||
         !is_canonical(last) || (va >> 47) != (last >> 47))
         return false;
