@@ -42,6 +42,7 @@ uint64_t compat_cr3_value(const struct pv_vcpu *v);       /* what a CR3 read giv
 
 /* entry.c: int $0x82, exceptions and events on the compat frame, the compat iret */
 void compat_hypercall(struct cpu_regs *r);
+void compat_syscall(struct cpu_regs *r);   /* SYSCALL from the guest: its syscall32 callback */
 void compat_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t error_code);
 void compat_iret(struct cpu_regs *r);
 void compat_enter_regs(struct cpu_regs *r, uint64_t rip, uint64_t rsp, uint64_t rsi);

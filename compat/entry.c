@@ -28,6 +28,30 @@
 #define RFLAGS_RF (1ul << 16)
 #define RFLAGS_VM (1ul << 17)
 
+/*
+ * SYSCALL in compatibility mode (from ring 3, or ring 1): as Xen's compat_syscall, the frame says
+ * the guest's flat ring-3 CS and SS whatever the ring, and the kernel's syscall32 callback gets
+ * it; without one the guest gets #GP(0) at the SYSCALL instruction.
+ */
+void compat_syscall(struct cpu_regs *r)
+{
+    struct pv_vcpu *v = pv_current();
+
+    r->cs = SEL_C_RING3_CS32;
+    r->ss = SEL_C_RING3_DS;
+    if (!v->syscall32_callback) {
+        const struct pv_trap *t = &v->traps[13];
+        r->rip -= 2;
+        if (!t->address)
+            pv_crash(r, "SYSCALL with no syscall32 callback and no #GP handler at %#lx", r->rip);
+        if (t->cs)
+            v->kernel_cs = t->cs;
+        compat_bounce(r, t->address, t->flags & 4, 0);
+        return;
+    }
+    compat_bounce(r, v->syscall32_callback, v->syscall32_mask_events, -1);
+}
+
 void compat_hypercall(struct cpu_regs *r)
 {
     const uint32_t a[6] = { (uint32_t)r->rbx, (uint32_t)r->rcx, (uint32_t)r->rdx,

@@ -28,8 +28,11 @@
 void pv_syscall(struct cpu_regs *r)
 {
     sti();
-    /* from guest kernel mode a SYSCALL is a hypercall; from user mode, the kernel's system call */
-    if (pv_current()->user_mode)
+    /* from guest kernel mode a SYSCALL is a hypercall; from user mode, the kernel's system call
+     * (a 32-bit guest's hypercalls are int $0x82: its SYSCALLs are all system calls) */
+    if (pv_dom.compat)
+        compat_syscall(r);
+    else if (pv_current()->user_mode)
         pv_syscall_from_user(r);
     else
         r->rax = (uint64_t)pv_hypercall(r);

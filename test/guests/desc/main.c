@@ -37,7 +37,7 @@
  * cannot be read (-EFAULT). SET_LDT checks its base with the 64-bit __addr_ok, so the hole's start
  * is taken, not refused, for a 32-bit guest.
  *
- * Expect: stock PASS on xen; ours PASS on xen and none. The -pv32 build: stock PASS on xen.
+ * Expect: stock PASS on xen; ours PASS on xen and none. The -pv32 build: stock PASS on xen; ours PASS on xen and none.
  */
 #include "guest.h"
 #include "probe.h"

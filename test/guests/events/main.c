@@ -36,7 +36,7 @@
  *     registration fails, IPIs and the pvclock work through the new place.
  *
  * Expect: stock PASS on xen; ours PASS on xen and none. The -pv32 build (a 32-bit PAE guest,
- * 32-port words): stock PASS on xen; ours refuses 32-bit kernels so far.
+ * 32-port words): stock PASS on xen; ours PASS on xen and none.
  */
 #include "guest.h"
 #include "events.h"

@@ -15,7 +15,7 @@
  * int3 (init_hypercall_page's memset). Those bytes are checked instead of the rcx/r11 check,
  * which is 64-bit only (no `syscall` in a ring-1 stub) and skipped with a line saying so.
  *
- * Expect: stock PASS on xen, the 32-bit build too; ours PASS on xen and none (64-bit).
+ * Expect: stock PASS on xen, the 32-bit build too; ours PASS on xen and none (64-bit and 32-bit).
  */
 #include "guest.h"
 

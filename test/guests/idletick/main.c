@@ -22,7 +22,7 @@
  * The 32-bit build runs the same checks; its singleshot request is the 12-byte compat struct,
  * which compat_vcpu_op (xen/common/compat/domain.c) translates by XLAT_vcpu_set_singleshot_timer.
  *
- * Expect: stock PASS on xen, the 32-bit build too; ours PASS on xen and none (64-bit).
+ * Expect: stock PASS on xen, the 32-bit build too; ours PASS on xen and none (64-bit and 32-bit).
  */
 #include "guest.h"
 #include "events.h"

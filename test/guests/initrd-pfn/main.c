@@ -13,7 +13,7 @@
  * also lie where the compat m2p reaches (domain_set_alloc_bitsize; dom0_construct_pv copies a
  * module above physaddr_bitsize lower), which the m2p check of placement() covers.
  *
- * Expect: stock PASS on xen, the 32-bit build too; ours PASS on xen and none (64-bit).
+ * Expect: stock PASS on xen, the 32-bit build too; ours PASS on xen and none (64-bit and 32-bit).
  */
 #include "guest.h"
 #include "ramdisk.h"

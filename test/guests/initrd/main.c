@@ -13,7 +13,7 @@
  * The 32-bit build: the same layout (dom0_construct_pv) with a p2m of 4-byte entries, which it
  * checks as well.
  *
- * Expect: stock PASS on xen, the 32-bit build too; ours PASS on xen and none (64-bit).
+ * Expect: stock PASS on xen, the 32-bit build too; ours PASS on xen and none (64-bit and 32-bit).
  */
 #include "guest.h"
 #include "ramdisk.h"

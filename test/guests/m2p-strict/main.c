@@ -28,7 +28,7 @@
  * had Xen's slots blank (Xen fills them when the L3 is pinned); vm_assist(enable/disable,
  * m2p_strict) and NEW_USER_BASEPTR are -EINVAL.
  *
- * Expect: stock PASS on xen; ours PASS on xen and none. The -pv32 build: stock PASS on xen.
+ * Expect: stock PASS on xen; ours PASS on xen and none. The -pv32 build: stock PASS on xen; ours PASS on xen and none.
  */
 #include "guest.h"
 #include "mm.h"

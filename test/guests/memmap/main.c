@@ -20,7 +20,7 @@
  *    tables, a p2m and m2p that agree, at least 512 KiB of mapped padding, a 4 MiB-aligned end.
  *
  * Expect: stock PASS on xen; ours PASS on xen and none. The -pv32 build: stock PASS on xen; ours
- * refuses 32-bit kernels so far.
+ * PASS on xen and none.
  */
 #include "guest.h"
 #include "memmap.h"

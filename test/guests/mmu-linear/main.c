@@ -35,8 +35,8 @@
  * that L3's slot 3 (PGT_pae_xen_l2) may map itself in its last guest slot (0), not in its first
  * Xen slot, HYPERVISOR_VIRT_START's (mod_l2_entry, is_guest_l2_slot: -EPERM).
  *
- * Expect: stock PASS on xen (64-bit and 32-bit); ours PASS on xen and none (64-bit; ours refuses
- * 32-bit kernels).
+ * Expect: stock PASS on xen (64-bit and 32-bit); ours PASS on xen and none (64-bit and
+ * 32-bit).
  */
 #include "guest.h"
 #include "mm.h"

@@ -24,8 +24,8 @@
  * store is the slot's, it faults there with the same #PF; `lock cmpxchg8b` on the slot and the
  * next one faults at the slot; neither neighbour changes.
  *
- * Expect: stock PASS on xen (64-bit and 32-bit); ours PASS on xen and none (64-bit; ours refuses
- * 32-bit kernels).
+ * Expect: stock PASS on xen (64-bit and 32-bit); ours PASS on xen and none (64-bit and
+ * 32-bit).
  */
 #include "guest.h"
 #include "mm.h"

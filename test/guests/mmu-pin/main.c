@@ -56,7 +56,7 @@
  *    pointer in 32-bit).
  * The L4 checks (slots 256-271, the linear map in 258, slot 256's m2p) are 64-bit only and say so.
  *
- * Expect: stock PASS on xen; ours PASS on xen and none (64-bit; ours refuses 32-bit kernels).
+ * Expect: stock PASS on xen; ours PASS on xen and none (64-bit and 32-bit).
  */
 #include "guest.h"
 #include "mm.h"

@@ -36,8 +36,8 @@
  * (the guest is assumed to write the low half next); a low-half store that would make it present
  * again is refused (#PF); high half 0 then low half with P restores a good entry.
  *
- * Expect: stock PASS on xen (64-bit and 32-bit); ours PASS on xen and none (64-bit; ours refuses
- * 32-bit kernels).
+ * Expect: stock PASS on xen (64-bit and 32-bit); ours PASS on xen and none (64-bit and
+ * 32-bit).
  */
 #include "guest.h"
 #include "mm.h"

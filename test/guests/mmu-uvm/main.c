@@ -29,7 +29,7 @@
  * the builder's empty L2) instead of L4 slot 5. Its own checks: a PTE with NX, in the high half,
  * arrives whole both ways (the entry reads back with bit 63).
  *
- * Expect: stock PASS on xen; ours PASS on xen and none. The -pv32 build: stock PASS on xen.
+ * Expect: stock PASS on xen; ours PASS on xen and none. The -pv32 build: stock PASS on xen; ours PASS on xen and none.
  */
 #include "guest.h"
 #include "mm.h"

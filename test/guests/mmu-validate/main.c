@@ -43,7 +43,7 @@
  * The L4 checks (bits 7 and G in an L4 entry, slots 256-271 and their neighbours) are 64-bit
  * only and say so.
  *
- * Expect: stock PASS on xen; ours PASS on xen and none (64-bit; ours refuses 32-bit kernels).
+ * Expect: stock PASS on xen; ours PASS on xen and none (64-bit and 32-bit).
  */
 #include "guest.h"
 #include "mm.h"

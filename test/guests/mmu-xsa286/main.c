@@ -33,7 +33,7 @@
  * PGT_l3_page_table case; on the bed a read of V right after mmu_update(L3[2]) without a flush
  * of ours already sees the new L2), so the L3 round expects no stale edit either.
  *
- * Expect: stock PASS on xen; ours PASS on xen and none. The -pv32 build: stock PASS on xen.
+ * Expect: stock PASS on xen; ours PASS on xen and none. The -pv32 build: stock PASS on xen; ours PASS on xen and none.
  */
 #include "guest.h"
 #include "mm.h"

@@ -35,7 +35,7 @@
  * frame is compat_iret's (eax, eip, cs, eflags; cs of ring 1). The 2^32 + 1 count, the
  * non-canonical list and iret's rcx/r11 have no 32-bit form and are skipped, each with a line.
  *
- * Expect: stock PASS on xen; ours PASS on xen and none. The -pv32 build: stock PASS on xen.
+ * Expect: stock PASS on xen; ours PASS on xen and none. The -pv32 build: stock PASS on xen; ours PASS on xen and none.
  */
 #include "guest.h"
 #include "events.h"

@@ -31,7 +31,7 @@
  * address is always canonical, so register_guest_nmi_callback's -EINVAL cannot happen there: those
  * two checks are skipped, each with a line.
  *
- * Expect: stock PASS on xen; ours PASS on xen and none. The -pv32 build: stock PASS on xen.
+ * Expect: stock PASS on xen; ours PASS on xen and none. The -pv32 build: stock PASS on xen; ours PASS on xen and none.
  */
 #include "guest.h"
 #include "events.h"

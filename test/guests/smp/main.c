@@ -60,7 +60,7 @@
  * line; a GDT frame still mapped writable is refused there instead (pv_set_gdt: -EINVAL).
  *
  * Expect: stock PASS on xen; ours PASS on xen and none (each with --vcpus 2). The -pv32 build:
- * stock PASS on xen (--vcpus 2).
+ * stock PASS on xen, ours PASS on xen and none (--vcpus 2).
  */
 #include "guest.h"
 #include "events.h"

@@ -28,7 +28,7 @@
  * 4 bytes after it stay as they were. The steal checks are the same.
  *
  * Expect: stock XFAIL on xen (its runstate shows none of L0's steal), the 32-bit build too; ours
- * PASS on xen (l0-steal=on; 64-bit).
+ * PASS on xen (l0-steal=on; 64-bit and 32-bit).
  */
 #include "guest.h"
 #include "events.h"

@@ -36,7 +36,7 @@
  * microseconds, and a poll in the events guest "returned" before it was made.)
  *
  * Expect: stock PASS on xen; ours PASS on xen and none. The -pv32 build (a 32-bit PAE guest):
- * stock PASS on xen; ours refuses 32-bit kernels so far.
+ * stock PASS on xen; ours PASS on xen and none.
  */
 #include "guest.h"
 #include "events.h"

@@ -54,7 +54,7 @@
  *    are 64-bit only and skipped.
  *
  * Expect: stock XFAIL on xen (QEMU 7.2 under the L0: INT n's #GP code n*16+2), the 32-bit build
- * too; ours PASS on xen and none (64-bit; ours runs no 32-bit guest yet).
+ * too; ours PASS on xen and none (64-bit and 32-bit).
  */
 #include "guest.h"
 #include "events.h"

@@ -34,7 +34,7 @@
  *  - no GS bases: set_segment_base is -ENOSYS (do_set_segment_base, x86/64 only); the GS_USER
  *    check is 64-bit only and skipped.
  *
- * Expect: stock PASS on xen, the 32-bit build too; ours PASS on xen and none (64-bit).
+ * Expect: stock PASS on xen, the 32-bit build too; ours PASS on xen and none (64-bit and 32-bit).
  */
 #include "guest.h"
 #include "mm.h"

@@ -16,7 +16,7 @@
  * xen/arch/x86/pv/hypercall.c), and 4294967268's low 32 bits are -28.
  *
  * Expect: stock XFAIL on xen (a third watchdog gets -ENOSPC as a uint32_t, 4294967268: Xen 4.17's
- * domain_watchdog), the 32-bit build PASS; ours PASS on xen and none (run with --expect watchdog).
+ * domain_watchdog), the 32-bit build PASS; ours PASS on xen and none, both builds (run with --expect watchdog).
  */
 #include "guest.h"
 #include "events.h"		/* pvclock_ns_shared */

@@ -34,7 +34,7 @@
  *
  * The 32-bit build runs the same checks (the ring and its protocol are width-independent).
  *
- * Expect: stock PASS on xen, the 32-bit build too; ours PASS on xen and none (64-bit).
+ * Expect: stock PASS on xen, the 32-bit build too; ours PASS on xen and none (64-bit and 32-bit).
  */
 #include "guest.h"
 #include "events.h"
