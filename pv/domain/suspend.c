@@ -22,6 +22,7 @@
  * The stock shim does the same (Xen's pv/shim.c), but BUG()s when the rings' gfns moved; ours
  * takes them from L0 each time.
  */
+#include "compat/layout.h"
 #include "l0/l0.h"
 #include "pv/devices/console.h"
 #include "pv/domain/domain.h"
@@ -127,16 +128,20 @@ static void reset_guest(start_info_t *si)
      * kicker, which it only polls) must not inherit an old port's clear mask: 2 vCPUs of Linux
      * hit BUG() in its dummy handler at the first kick after a restore. */
     pv_fifo_stop();                     /* a new domain starts on the 2-level ABI (Linux sets FIFO up again) */
-    memset(pv_dom.shared->evtchn_pending, 0, sizeof(pv_dom.shared->evtchn_pending));
-    memset(pv_dom.shared->evtchn_mask, 0xff, sizeof(pv_dom.shared->evtchn_mask));
-    for (unsigned i = 0; i < pv_dom.nr_vcpus; i++) {
-        WRITE_ONCE(pv_dom.shared->vcpu_info[i].evtchn_pending_sel, 0);
-        WRITE_ONCE(pv_dom.shared->vcpu_info[i].evtchn_upcall_pending, 0);
-    }
+    ev_2l_reset(pv_dom.shared, pv_dom.nr_vcpus);
     pv_evtchn_init();                   /* the console and store ports, with L0's new numbers */
     pv_grant_resume();
     pv_watchdog_reset();                /* a new domain has no watchdogs (Linux's xen_wdt makes its own again) */
-    /* as the toolstack rewrites a restored PV guest's start_info: frames, not pfns, again */
+    /* as the toolstack rewrites a restored PV guest's start_info: frames, not pfns, again (in a
+     * 32-bit guest's layout for it) */
+    if (pv_dom.compat) {
+        struct start_info_x86_32 *c = (struct start_info_x86_32 *)si;
+        c->store_mfn = (uint32_t)pv_dom.store_mfn;
+        c->store_evtchn = pv_dom.store_port;
+        c->console.domU.mfn = (uint32_t)pv_dom.cons_mfn;
+        c->console.domU.evtchn = pv_dom.console_port;
+        return;
+    }
     si->store_mfn = pv_dom.store_mfn;
     si->store_evtchn = pv_dom.store_port;
     si->console.domU.mfn = pv_dom.cons_mfn;

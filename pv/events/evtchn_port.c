@@ -244,6 +244,21 @@ bool ev_2l_is_masked(const struct shared_info *s, unsigned port)
     return port >= nr_2l() || test(&mask_of(s)[port / WORD_BITS], port % WORD_BITS);
 }
 
+/* A new domain's 2-level state (a restore): nothing pending, every port masked, no selector bits. */
+void ev_2l_reset(struct shared_info *s, unsigned nr_vcpus)
+{
+    memset(s->evtchn_pending, 0, nr_2l() / 8);
+    memset(mask_of(s), 0xff, nr_2l() / 8);
+    for (unsigned i = 0; i < nr_vcpus; i++) {
+        struct vcpu_info *vi = &s->vcpu_info[i];
+        if (words32)
+            __atomic_store_n((uint32_t *)((uintptr_t)vi + 4), 0, __ATOMIC_RELAXED);
+        else
+            __atomic_store_n(&vi->evtchn_pending_sel, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&vi->evtchn_upcall_pending, 0, __ATOMIC_RELAXED);
+    }
+}
+
 void ev_2l_mark_all(struct vcpu_info *vi)
 {
     if (words32)

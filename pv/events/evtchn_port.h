@@ -72,6 +72,7 @@ bool ev_2l_is_pending(const struct shared_info *s, unsigned port);
 bool ev_2l_is_masked(const struct shared_info *s, unsigned port);
 /* Everything pending in a vcpu_info that Xen marks on VCPUOP_register_vcpu_info. */
 void ev_2l_mark_all(struct vcpu_info *vi);
-void ev_2l_compat(bool on);             /* a 32-bit guest's shared_info: 32-bit words, 1024 ports */
+void ev_2l_compat(bool on);
+void ev_2l_reset(struct shared_info *s, unsigned nr_vcpus);    /* a restored domain's bitmaps */             /* a 32-bit guest's shared_info: 32-bit words, 1024 ports */
 
 #endif

@@ -203,8 +203,55 @@ static void test_fast_path_and_ad(void)
     audit_ok();
 }
 
+/* A 32-bit guest's PAE tables (pv_mm.compat), by Xen's compat rules: L3 30 (four slots) -> L2s
+ * 31, 32, 33 and 34 (slot 3: the one with the hypervisor's entries) -> L1 35 -> data 36. */
+static void test_compat_pae(void)
+{
+    model_reset();
+    pv_mm.compat = true;
+    model_mem[30][0] = ent(31, P);
+    model_mem[30][1] = ent(32, P);
+    model_mem[30][2] = ent(33, P);
+    model_mem[30][7] = ent(40, P);                  /* junk past slot 3 */
+    model_mem[31][0] = ent(35, P | RW);
+    model_mem[35][0] = ent(36, P | RW);
+    model_mem[34][500] = ent(36, P | RW);           /* guest junk in the hypervisor's slots */
+    CHECK_EQ(pt_pin(30, 3), -XEN_EINVAL);           /* slot 3 must be there */
+    CHECK_EQ(count_of(31), 0);
+    model_mem[30][3] = ent(34, P);
+    CHECK_EQ(pt_pin(30, 3), 0);
+    CHECK_EQ(model_mem[30][7], 0);                  /* the MMU walks the whole page: cleared */
+    CHECK_EQ(model_mem[30][0], ent(31, P | RW | US));   /* RW and U added in L3 entries */
+    CHECK_EQ(model_mem[35][0], ent(36, P | RW));    /* ring 1 is supervisor: L1 entries as written */
+    CHECK(pv_mm.info[34] & PGI_XEN_L2);
+    CHECK_EQ(model_mem[34][500], ent(MODEL_SHIM, 0x81));    /* the hypervisor's entries put in */
+    CHECK_EQ(count_of(36), 1);
+    CHECK_EQ(pt_pin(34, 2), -XEN_EINVAL);           /* typed apart: not a plain L2 */
+    CHECK_EQ(pt_mod_entry(34, PT_COMPAT_L2_XEN_FIRST, 0, false), -XEN_EPERM);
+    CHECK_EQ(pt_mod_entry(34, PT_COMPAT_L2_XEN_FIRST - 1, 0, false), 0);
+    CHECK_EQ(pt_mod_entry(30, 3, ent(34, P), false), -XEN_EINVAL);          /* slot 3 stays */
+    CHECK_EQ(pt_mod_entry(30, 2, ent(33, P | (1ull << 63)), false), -XEN_EINVAL);  /* NX */
+    CHECK_EQ(pt_mod_entry(30, 2, ent(33, P | PCD), false), -XEN_EINVAL);
+    CHECK_EQ(pt_mod_entry(30, 2, 0, false), 0);
+    CHECK_EQ(count_of(33), 0);
+    model_mem[37][3] = ent(34, P);                  /* slot 3's L2 serves one L3 only */
+    CHECK_EQ(pt_pin(37, 3), -XEN_EINVAL);
+    CHECK_EQ(pt_pin(38, 2), 0);                     /* a plain L2 cannot serve in slot 3 */
+    model_mem[39][3] = ent(38, P);
+    CHECK_EQ(pt_pin(39, 3), -XEN_EINVAL);
+    audit_ok();
+    CHECK_EQ(pt_unpin(30), 0);
+    CHECK_EQ(model_mem[30][0], ent(31, P));         /* RW, U and A off again */
+    CHECK(!(pv_mm.info[34] & PGI_XEN_L2));
+    CHECK_EQ(count_of(36), 0);
+    CHECK_EQ(pt_unpin(38), 0);
+    audit_ok();
+    pv_mm.compat = false;
+}
+
 void test_pagetype(void)
 {
+    test_compat_pae();
     test_pin_levels();
     test_writable_vs_table();
     test_bad_entries();

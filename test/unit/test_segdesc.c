@@ -1,4 +1,5 @@
-/* test_segdesc.c: pv/mm/segdesc.c, the descriptors a 64-bit PV guest may install (Xen's rules). */
+/* test_segdesc.c: pv/mm/segdesc.c, the descriptors a 64-bit PV guest may install (Xen's rules), and
+ * a 32-bit one's (segdesc_compat: check_descriptor for is_pv_32bit_domain). */
 #include "harness.h"
 #include "pv/mm/segdesc.h"
 #include "shim/xerrno.h"
@@ -74,4 +75,30 @@ void test_segdesc(void)
     CHECK(dpl_of(page[1]) == 3 && dpl_of(page[511]) == 3 && page[0] == 0);
     page[300] = mk(0x1000, 0x67, 0x9, false, 0, true, 0);
     CHECK_EQ(segdesc_check_page(page), -XEN_EINVAL);
+
+    /* a 32-bit guest: DPL raised to 1 only (its kernel's ring), 3 kept */
+    segdesc_compat = true;
+    d = mk(0, 0xfffff, 0x3, true, 0, true, 0xc);
+    CHECK(segdesc_check(&d) && dpl_of(d) == 1);
+    d = mk(0, 0xfffff, 0xb, true, 3, true, 0xc);
+    CHECK(segdesc_check(&d) && dpl_of(d) == 3);
+    d = mk(0, 0xfffff, 0xb, true, 1, true, 0xa);    /* L set: no 64-bit code */
+    CHECK(!segdesc_check(&d));
+    /* a flat segment up to 0xf67fffff (older PAE Linux) is widened to 4 GiB; a based one is not */
+    d = mk(0, 0xf67ff, 0x3, true, 1, true, 0xc);
+    CHECK(segdesc_check(&d) && d == mk(0, 0xfffff, 0x3, true, 1, true, 0xc));
+    d = mk(0x1000, 0xf67ff, 0x3, true, 1, true, 0xc);
+    CHECK(segdesc_check(&d) && d == mk(0x1000, 0xf67ff, 0x3, true, 1, true, 0xc));
+    d = mk(0, 0xf57ff, 0x3, true, 1, true, 0xc);    /* up to the hole: unchanged */
+    CHECK(segdesc_check(&d) && d == mk(0, 0xf57ff, 0x3, true, 1, true, 0xc));
+    /* gates: a parameter count is allowed, bits 5-7 not; FLAT_COMPAT_KERNEL_CS is Xen's own */
+    d = gate(0x0010, 3, 0xc, 1);
+    CHECK(segdesc_check(&d) && dpl_of(d) == 0 && ((d >> 16) & 0xffff) == 0x0013);
+    d = gate(0x0010, 3, 0xc, 0x20);
+    CHECK(!segdesc_check(&d));
+    d = gate(0xe019, 1, 0xc, 0);
+    CHECK(segdesc_check(&d) && ((d >> 16) & 0xffff) == 0xe019);
+    d = gate(0xe033, 1, 0xc, 0);                    /* the 64-bit FLAT_RING3_CS64: not here */
+    CHECK(!segdesc_check(&d));
+    segdesc_compat = false;
 }

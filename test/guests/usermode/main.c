@@ -31,6 +31,15 @@
  *    syscall32 and sysenter), so the system calls are int $0x80 through the DPL-3 trap gate, as
  *    Linux's for 32-bit processes; its frame [eip, cs, eflags, esp, ss] sits right below the
  *    stack_switch pointer (compat_create_bounce_frame: no alignment, no rcx and r11).
+ *  - SYSCALL from ring 3 (compatibility mode, which has it on AMD CPUs, this bed's) goes through
+ *    Xen's cstar_enter to compat_syscall: with no CALLBACKTYPE_syscall32 callback (its CS still
+ *    null) it is #GP with error code 0 to the kernel's #GP handler, eip at the instruction
+ *    (compat_syscall takes 2 off); once one is registered (compat_register_guest_callback takes
+ *    it with CALLBACKF_mask_events) it runs in ring 1 on the stack_switch stack with the frame
+ *    [eip after the syscall, cs, eflags, esp, ss], where compat_syscall has put the flat ring-3
+ *    FLAT_USER_CS and FLAT_USER_SS (the saved upcall mask above CS, as every bounce), and ecx is
+ *    the return eip (SYSCALL's). Checked last, in two more runs of user mode: the #GP first,
+ *    then the round trip, twice (the callback returns by HYPERVISOR_iret to the frame).
  *  - no GS bases: set_segment_base is -ENOSYS (do_set_segment_base, x86/64 only); the GS_USER
  *    check is 64-bit only and skipped.
  *
@@ -53,6 +62,10 @@ extern unsigned long user_inb, int80_count, int80_frame_cs, int80_frame_rip, gp_
 #ifdef __i386__
 extern char kernel_only_page[], user_pf_at[], pf_handler[];
 extern unsigned long pf_count, pf_frame_err, pf_frame_rip;
+extern char user_sc32_entry[], user_sc32_gp_at[], user_sc32_ret[], sc32_callback[], sc32gp_handler[];
+extern unsigned long sc32_count, sc32_eax, sc32_ecx, sc32_frame_eip, sc32_frame_cs, sc32_frame_eflags;
+extern unsigned long sc32_frame_esp, sc32_frame_ss, sc32_kernel_esp, sc32_user_eax, sc32_user_ecx, sc32_done;
+extern unsigned long sc32gp_count, sc32gp_frame_err, sc32gp_frame_rip, sc32gp_frame_cs;
 #endif
 
 _Static_assert(PHYSDEVOP_set_iopl == 6, "user.S's SET_IOPL");
@@ -100,6 +113,55 @@ static void setup32(void)
 	traps[4].address = (unsigned long)int80_handler;	/* must not be reached from user mode */
 	rc = hypercall_set_trap_table(traps);
 	check(rc == 0, "set_trap_table for #UD, #GP, #PF, 0x80, 0x90: %ld %s", rc, errno_name(rc));
+}
+#endif
+
+#ifdef __i386__
+/*
+ * SYSCALL from ring 3, after the checks above (two more runs of user mode, user_sc32_entry):
+ * first with no syscall32 callback (#GP), then with one (the round trip). Xen's compat_syscall.
+ */
+static void syscall32(void)
+{
+	static struct trap_info gp[2] = { { 13, 0, FLAT_KERNEL_CS, 0 } };
+	gp[0].address = (unsigned long)sc32gp_handler;
+	long rc = hypercall_set_trap_table(gp);
+	check(rc == 0, "set_trap_table for #GP (the SYSCALL one): %ld %s", rc, errno_name(rc));
+
+	user_enter((unsigned long)user_sc32_entry, (unsigned long)user_stack + sizeof(user_stack));
+	check(sc32gp_count == 1 && sc32gp_frame_err == 0 && sc32gp_frame_rip == (unsigned long)user_sc32_gp_at &&
+	      (sc32gp_frame_cs & 0xffff) == FLAT_USER_CS && sc32_count == 0 && sc32_user_eax == 5,
+	      "SYSCALL in ring 3, no syscall32 callback: #GP error %#lx (want 0) at eip %#lx (want %p, the instruction), cs %#lx (want %#x), count %lu, callback %lu, eax %#lx (want 5)",
+	      sc32gp_frame_err, sc32gp_frame_rip, user_sc32_gp_at, sc32gp_frame_cs & 0xffff, FLAT_USER_CS,
+	      sc32gp_count, sc32_count, sc32_user_eax);
+
+	struct callback_register cb = { .type = CALLBACKTYPE_syscall32, .flags = CALLBACKF_mask_events,
+					.address = { FLAT_KERNEL_CS, (unsigned long)sc32_callback } };
+	rc = HC(__HYPERVISOR_callback_op, CALLBACKOP_register, &cb, 0);
+	check(rc == 0, "callback_op register syscall32: %ld %s (compat_register_guest_callback)", rc, errno_name(rc));
+
+	user_enter((unsigned long)user_sc32_entry, (unsigned long)user_stack + sizeof(user_stack));
+	check(sc32_count == 2 && sc32_done == 1 && sc32gp_count == 1,
+	      "two SYSCALLs from ring 3 reached the syscall32 callback and returned (count %lu, done %lu, #GPs %lu)",
+	      sc32_count, sc32_done, sc32gp_count);
+	check(sc32_eax == 5 && sc32_user_eax == 1005,
+	      "  eax crossed both ways (the callback got %#lx, want 5; ring 3 got %#lx, want 1005)", sc32_eax, sc32_user_eax);
+	check(sc32_ecx == (unsigned long)user_sc32_ret && sc32_user_ecx == (unsigned long)user_sc32_ret,
+	      "  ecx is the return eip, SYSCALL's (callback %#lx, ring 3 after %#lx, want %p)",
+	      sc32_ecx, sc32_user_ecx, user_sc32_ret);
+	check(sc32_frame_eip == (unsigned long)user_sc32_ret, "  the frame's eip is after the syscall (%#lx, want %p)",
+	      sc32_frame_eip, user_sc32_ret);
+	check((sc32_frame_cs & 0xffff) == FLAT_USER_CS && ((sc32_frame_cs >> 16) & 0xff) == 1,
+	      "  its cs is the flat ring-3 CS with the saved upcall mask 1 above it (%#lx, want %#x)",
+	      sc32_frame_cs, 1 << 16 | FLAT_USER_CS);
+	check(!(sc32_frame_eflags & 0x200) && (sc32_frame_eflags & 2),
+	      "  its eflags has IF clear, ring 3 ran with events masked (%#lx)", sc32_frame_eflags);
+	check(sc32_frame_esp == (unsigned long)user_stack + sizeof(user_stack) && (sc32_frame_ss & 0xffff) == FLAT_USER_SS,
+	      "  its esp and ss are ring 3's (%#lx:%#lx, want %#x:%p)", sc32_frame_ss & 0xffff, sc32_frame_esp,
+	      FLAT_USER_SS, user_stack + sizeof(user_stack));
+	check(sc32_kernel_esp == (unsigned long)kernel_stack + sizeof(kernel_stack) - 20,
+	      "  the callback ran on the stack_switch stack, the frame right below its top (%#lx, want %p)",
+	      sc32_kernel_esp, kernel_stack + sizeof(kernel_stack) - 20);
 }
 #endif
 
@@ -195,4 +257,7 @@ void test_main(void)
 	check(gp_count >= 1 && (gp_frame_err & 3) == 2 && gp_frame_rip == (unsigned long)user_int90_at,
 	      "int $0x90 in user mode (trap DPL 1) is #GP with the IDT bit (count %lu, error %#lx; rip %#lx, want %p)",
 	      gp_count, gp_frame_err, gp_frame_rip, user_int90_at);
+#ifdef __i386__
+	syscall32();
+#endif
 }
