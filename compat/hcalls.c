@@ -188,3 +188,19 @@ long compat_sched_op(ARGS)
     set_xen_guest_handle(sp.ports, (evtchn_port_t *)(uintptr_t)p32.ports);
     return pv_sched_poll(&sp);
 }
+
+/* set_iobitmap's bitmap is a 4-byte handle; the other physdev structures are the same */
+long compat_physdev_op(ARGS)
+{
+    struct { uint32_t bitmap, nr_ports; } c;
+
+    if (a1 != PHYSDEVOP_set_iobitmap)
+        return hc_physdev_op(regs, a1, (uint32_t)a2, a3, a4, a5);
+    if (copy_from_guest(&c, (uint32_t)a2, sizeof(c)))
+        return ERR(-XEN_EFAULT, "the set_iobitmap cannot be read");
+    if (c.nr_ports > 65536)
+        return ERR(-XEN_EINVAL, "more ports than there are");
+    pv_current()->iobmp = c.bitmap;
+    pv_current()->iobmp_ports = c.nr_ports;
+    return 0;
+}

@@ -23,6 +23,7 @@ COMPAT_HC(compat_xen_version);
 COMPAT_HC(compat_iret_hc);
 COMPAT_HC(compat_nmi_op);
 COMPAT_HC(compat_vm_assist);
+COMPAT_HC(compat_physdev_op);
 COMPAT_HC(compat_sched_op);
 
 /* hcalls_mm.c: lists and structures of memory, grants, vCPUs */

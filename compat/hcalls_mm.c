@@ -1,8 +1,8 @@
 /*
  * hcalls_mm.c: a 32-bit guest's list and structure hypercalls of memory, grants and vCPUs:
  * mmuext_op's 12-byte entries, memory_op's maps and reservations, grant setup's frame list, and
- * vcpu_op. Sub-ops whose structures are the same in both ABIs go to the 64-bit handlers as they
- * are; the ones whose 32-bit form is not translated yet are refused with -ENOSYS and say so.
+ * vcpu_op. Sub-ops whose structures are the same in both ABIs, and the ones the 64-bit handlers
+ * refuse without reading anything, go to the 64-bit handlers as they are.
  */
 #include "compat/compat.h"
 #include "compat/hcalls.h"
@@ -175,7 +175,8 @@ long compat_memory_op(ARGS)
     case XENMEM_maximum_ram_page:
         return hc_memory_op(regs, a1, (uint32_t)a2, a3, a4, a5);   /* a domid, or nothing */
     default:
-        return ERR(-XEN_ENOSYS, "memory_op sub-op not translated yet for 32-bit guests");
+        /* every sub-op the 64-bit handler reads a structure for is above: the rest it refuses */
+        return hc_memory_op(regs, a1, (uint32_t)a2, a3, a4, a5);
     }
 }
 

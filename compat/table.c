@@ -59,7 +59,7 @@ static const struct entry table[64] = {
     T(callback_op, compat_callback_op),             /* cs:eip callbacks */
     R(xenoprof_op, -XEN_ENOSYS),
     N(event_channel_op, hc_event_channel_op),       /* every evtchn structure is the same in both */
-    N(physdev_op, hc_physdev_op),
+    T(physdev_op, compat_physdev_op),               /* set_iobitmap's 4-byte handle */
     R(hvm_op, -XEN_ENOSYS),
     R(sysctl, -XEN_EPERM),
     R(domctl, -XEN_EPERM),

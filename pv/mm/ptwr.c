@@ -66,6 +66,8 @@ bool pv_ptwr_fault(struct cpu_regs *r, uint64_t cr2)
         ir.gpr[i] = *regs_of(r, i);
     if (!avail || insn_decode(&in, code, avail, &ir))
         return false;
+    if (pv_dom.compat)
+        in.addr = (uint32_t)in.addr;    /* compatibility mode: addresses wrap at 4 GiB */
     /* one naturally aligned store of at most one entry, inside the page that faulted; as in Xen,
      * not CMPXCHG16B: two entries cannot change at once atomically against the CPU's A/D writes */
     if (in.size > 8 || (in.addr >> PAGE_SHIFT) != (cr2 >> PAGE_SHIFT) || (in.addr & (in.size - 1)))
