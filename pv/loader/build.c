@@ -259,6 +259,8 @@ int pv_build(const struct boot_info *bi)
                 build_elf.note_cut);
     /* a 32-bit PAE kernel: ring 1, int $0x82, the compat layouts (compat/) */
     pv_dom.compat = build_lay.p2m32 = build_elf.compat;
+    if (build_elf.compat && build_elf.pae_extended_cr3)
+        pv_dom.vm_assist |= 1ull << VMASST_TYPE_pae_extended_cr3;     /* as Xen's builder */
     pv_dom.features = (1u << XENFEAT_mmu_pt_update_preserve_ad) | (1u << XENFEAT_highmem_assist) |
                       (1u << XENFEAT_gnttab_map_avail_bits);
     /* What a kernel may require: writable page tables are ptwr.c (Xen never lists that one in

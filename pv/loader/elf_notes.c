@@ -83,7 +83,8 @@ static void pae_mode(struct pv_elf *e, const uint8_t *d, uint32_t n)
 
     desc_str(m, sizeof(m), d, n);
     e->pae = !strcmp(m, "yes") || strstr(m, "bimodal") || strstr(m, "extended-cr3");
-    e->pae_extended_cr3 = strstr(m, "extended-cr3") != NULL;
+    /* Xen's builder takes a 32-bit bimodal kernel as extended-cr3 */
+    e->pae_extended_cr3 = strstr(m, "extended-cr3") || strstr(m, "bimodal");
 }
 
 static int one_note(struct pv_elf *e, struct note_vals *v, uint32_t type, const uint8_t *d, uint32_t n)
