@@ -52,7 +52,7 @@ void compat_start_regs(struct cpu_regs *r, const uint16_t seg[6], uint64_t rflag
 
 /* context.c: VCPUOP_initialise's context, widened to the 64-bit layout (0 or -EFAULT) */
 struct vcpu_guest_context;
-int compat_read_context(uint64_t va, struct vcpu_guest_context *n);
+int compat_read_context(uint64_t va, struct vcpu_guest_context *n, uint16_t *event_cs);
 
 /* table.c: the 32-bit hypercall table; a multicall entry's call */
 long compat_hypercall_call(struct cpu_regs *r, uint32_t nr, const uint32_t a[6]);

@@ -1,8 +1,8 @@
 /*
  * context.c: a 32-bit guest's vcpu_guest_context (VCPUOP_initialise), read in its i386 layout and
  * widened into the 64-bit one that pv/vcpu/vcpu.c checks and loads. Its CR3 is in the compat
- * encoding (xen_cr3_to_pfn of the 32-bit ABI); its callbacks are cs:eip pairs, of which the
- * shim keeps the eip (the compat bounce enters the flat ring-1 CS).
+ * encoding (xen_cr3_to_pfn of the 32-bit ABI); its callbacks are cs:eip pairs (the event
+ * callback's selector comes back apart: the 64-bit context has no place for it).
  */
 #include "compat/compat.h"
 #include "compat/layout.h"
@@ -10,7 +10,7 @@
 #include "shim/debug.h"
 #include "shim/xerrno.h"
 
-int compat_read_context(uint64_t va, struct vcpu_guest_context *n)
+int compat_read_context(uint64_t va, struct vcpu_guest_context *n, uint16_t *event_cs)
 {
     static struct vcpu_guest_context_x86_32 c;     /* under the caller's context lock */
 
@@ -55,6 +55,8 @@ int compat_read_context(uint64_t va, struct vcpu_guest_context *n)
     }
     n->ctrlreg[3] = (uint64_t)xen_cr3_to_pfn_x86_32(c.ctrlreg[3]) << 12;
     n->event_callback_eip = c.event_callback_eip;
+    *event_cs = (uint16_t)((c.event_callback_cs & 3) ? c.event_callback_cs : c.event_callback_cs | 1);
+    n->syscall_callback_eip = 0;        /* (no 64-bit SYSCALL callback in a 32-bit context) */
     n->failsafe_callback_eip = c.failsafe_callback_eip;
     n->vm_assist = c.vm_assist;
     return 0;

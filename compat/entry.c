@@ -96,7 +96,9 @@ void compat_bounce(struct cpu_regs *r, uint64_t addr, bool mask_events, int64_t 
         vi->evtchn_upcall_mask = 1;
     r->rsp = sp;
     r->rip = (uint32_t)addr;
-    uint16_t kcs = v->kernel_cs;        /* the trap table's selector when loadable, else the flat one */
+    /* the callback's own selector, or the trap table's, when loadable; else the flat one */
+    uint16_t kcs = addr == v->event_callback && v->event_cs ? v->event_cs :
+                   addr == v->syscall32_callback && v->syscall32_cs ? v->syscall32_cs : v->kernel_cs;
     r->cs = kcs && (kcs & 3) == 1 && sel_ok(kcs, true) ? kcs : SEL_RING1_CS32;
     if (from_user)
         r->ss = sel_ok((uint16_t)(v->kernel_ss | 1), false) ? (v->kernel_ss | 1) : SEL_RING1_DS;

@@ -61,8 +61,8 @@ long compat_stack_switch(ARGS)
     return 0;
 }
 
-/* set_callbacks(event cs, event eip, failsafe cs, failsafe eip): the flat ring-1 CS is the only
- * code selector the compat bounce loads, so the selectors are taken and not kept. */
+/* set_callbacks(event cs, event eip, failsafe cs, failsafe eip): the event callback's selector
+ * is kept for its bounces (the failsafe one never runs here: a bad frame crashes the guest). */
 long compat_set_callbacks(ARGS)
 {
     const struct callback_register c[2] = {
@@ -72,6 +72,7 @@ long compat_set_callbacks(ARGS)
 
     for (unsigned i = 0; i < 2; i++)
         (void)pv_callback_register(&c[i]);
+    pv_current()->event_cs = ring1((uint32_t)a1);
     return 0;
 }
 
@@ -86,7 +87,12 @@ long compat_callback_op(ARGS)
     if (c32.type == CALLBACKTYPE_syscall)
         return ERR(-XEN_ENOSYS, "as Xen's compat: 64-bit SYSCALL has no 32-bit callback");
     const struct callback_register c = { .type = c32.type, .flags = c32.flags, .address = c32.eip };
-    return pv_callback_register(&c);
+    long rc = pv_callback_register(&c);
+    if (!rc && c32.type == CALLBACKTYPE_event)
+        pv_current()->event_cs = ring1(c32.cs);
+    else if (!rc && c32.type == CALLBACKTYPE_syscall32)
+        pv_current()->syscall32_cs = ring1(c32.cs);
+    return rc;
 }
 
 long compat_update_descriptor(ARGS)

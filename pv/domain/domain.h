@@ -72,6 +72,7 @@ struct pv_vcpu {
     uint64_t event_callback, failsafe_callback;     /* the NMI handler is traps[2] (nmi.c) */
     uint64_t syscall_callback, syscall32_callback, sysenter_callback;
     bool failsafe_mask_events, syscall_mask_events, syscall32_mask_events, sysenter_mask_events;
+    uint16_t event_cs, syscall32_cs;    /* a 32-bit guest's callback selectors (0: the flat one) */
 
     /* Life cycle (smp.c): initialised by the builder (vCPU 0) or VCPUOP_initialise; started on
      * its CPU by the first VCPUOP_up; down parks it where it stands until the next up. */

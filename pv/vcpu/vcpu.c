@@ -131,7 +131,8 @@ long pv_vcpu_initialise(struct pv_vcpu *v, uint64_t ctx_va)
     spin_lock(&ctx_lock);
     /* the context is read first, as Xen does: an unreadable one is -EFAULT even for a vCPU
      * that runs */
-    if (pv_dom.compat ? compat_read_context(ctx_va, &ctx_buf) : copy_from_guest(&ctx_buf, ctx_va, sizeof(ctx_buf))) {
+    uint16_t event_cs = 0;
+    if (pv_dom.compat ? compat_read_context(ctx_va, &ctx_buf, &event_cs) : copy_from_guest(&ctx_buf, ctx_va, sizeof(ctx_buf))) {
         rc = ERR(-XEN_EFAULT);
         goto out;
     }
@@ -162,6 +163,7 @@ long pv_vcpu_initialise(struct pv_vcpu *v, uint64_t ctx_va)
         v->traps[i] = (struct pv_trap){ t->address, t->address ? cs : 0, t->flags };
     }
     v->event_callback = c->event_callback_eip;
+    v->event_cs = event_cs;
     v->failsafe_callback = c->failsafe_callback_eip;
     v->failsafe_mask_events = c->flags & VGCF_failsafe_disables_events;
     v->syscall_callback = c->syscall_callback_eip;
