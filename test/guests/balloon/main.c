@@ -237,14 +237,19 @@ static void in_use(void)
 	rc = hypercall_memory_op(XENMEM_exchange, &x);
 #ifdef __i386__
 	/* Xen's compat layer returns an error before it copies nr_exchanged back: a 32-bit guest
-	 * reads 0 although the first extent was exchanged (common/compat/memory.c, Xen 4.17) */
-	const unsigned long want_done = 0;
+	 * reads 0 although the first extent was exchanged (common/compat/memory.c, Xen 4.17: its
+	 * loop breaks on rc < 0 before the copy). But when Xen was preempted after the first extent
+	 * (hypercall_preempt_check), the continuation's pass copied nr_exchanged = 1 back first: the
+	 * stock shim reads 1 then (seen once in a loaded CI run), so both are Xen's answers. */
+	const bool done_ok = x.nr_exchanged == 0 || x.nr_exchanged == 1;
+	const char *const want = "0, or 1 after a preemption";
 #else
-	const unsigned long want_done = 1;
+	const bool done_ok = x.nr_exchanged == 1;
+	const char *const want = "1";
 #endif
-	check(rc == -XEN_EINVAL && x.nr_exchanged == want_done,
-	      "exchange of [idle, released but mapped]: %ld %s, nr_exchanged %lu (-EINVAL, %lu)", rc,
-	      errno_name(rc), (unsigned long)x.nr_exchanged, want_done);
+	check(rc == -XEN_EINVAL && done_ok,
+	      "exchange of [idle, released but mapped]: %ld %s, nr_exchanged %lu (-EINVAL, %s)", rc,
+	      errno_name(rc), (unsigned long)x.nr_exchanged, want);
 
 	unmap_window();
 	check(query(XENMEM_current_reservation) == cur - 1, "unmapped, it is freed: reservation %ld -> %ld",
