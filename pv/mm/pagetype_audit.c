@@ -6,9 +6,7 @@
  * are read-only and one level deep. Used by the unit tests and the fuzzer, not at run time.
  */
 #include "pv/mm/pagetype.h"
-
-#define E_P  1ull
-#define E_RW 2ull
+#include "pv/mm/pagetype_bits.h"
 
 static bool is_table(unsigned t)
 {
