@@ -141,9 +141,10 @@ void compat_iret(struct cpu_regs *r)
     pv_current()->nmi_masked = false;
 }
 
-/* The first entry of a vCPU: ring 1, its flat selectors in every segment register, as Xen's
- * builder leaves them (GS through its inactive base: the active one is this CPU's own). Called
- * with interrupts off. */
+/* The first entry of a vCPU (both ways in, enter_first and VCPUOP_up's start, come here): this
+ * CPU's GDT in the compat layout, then ring 1 with its flat selectors in every segment register,
+ * as Xen's builder leaves them (GS through its inactive base: the active one is this CPU's own).
+ * Called with interrupts off. */
 void compat_enter_regs(struct cpu_regs *r, uint64_t rip, uint64_t rsp, uint64_t rsi)
 {
     cpu_gdt_compat(this_cpu());

@@ -61,15 +61,13 @@ static long machphys_mapping(uint64_t arg)
 static long memory_map(uint64_t arg)
 {
     uint32_t m32[2];
-    struct __packed { uint64_t addr, size; uint32_t type; } ram = { 0, pv_dom.max_pages << PAGE_SHIFT, 1 };
+    long rc;
 
     if (copy_from_guest(m32, arg, sizeof(m32)))
         return ERR(-XEN_EFAULT, "the memory_map cannot be read");
-    if (m32[0] < 1)
-        return ERR(-XEN_EINVAL, "no room for an entry");
-    if (copy_to_guest(m32[1], &ram, sizeof(ram)))
-        return ERR(-XEN_EFAULT, "the entry cannot be written");
-    m32[0] = 1;
+    if ((rc = pv_memory_map_put(m32[1], m32[0])) < 0)
+        return rc;
+    m32[0] = (uint32_t)rc;
     return copy_to_guest(arg, &m32[0], sizeof(m32[0])) ? ERR(-XEN_EFAULT, "the count cannot be written back") : 0;
 }
 

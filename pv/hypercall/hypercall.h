@@ -76,6 +76,7 @@ struct sched_poll;
 struct callback_register;
 struct mmuext_op;
 long pv_sched_poll(const struct sched_poll *sp);                    /* sched.c */
+long pv_memory_map_put(uint64_t buffer, uint32_t nr);   /* memory.c: entries written, or an error */
 long pv_callback_register(const struct callback_register *c);      /* callback.c */
 long pv_set_gdt_frames(const uint64_t *frames, unsigned entries);  /* mm/desc.c */
 struct gnttab_setup_table;

@@ -30,18 +30,28 @@ struct __packed e820_entry {
     uint32_t type;
 };
 
+/* The guest's memory map into a buffer of nr entries: one RAM entry, its initial size. */
+long pv_memory_map_put(uint64_t buffer, uint32_t nr)
+{
+    struct e820_entry ram = { 0, pv_dom.max_pages << PAGE_SHIFT, 1 /* RAM */ };
+
+    if (nr < 1)
+        return ERR(-XEN_EINVAL, "no room for an entry");
+    if (copy_to_guest(buffer, &ram, sizeof(ram)))
+        return ERR(-XEN_EFAULT, "the entry cannot be written");
+    return 1;
+}
+
 static long memory_map(uint64_t arg)
 {
     struct xen_memory_map mm;
-    struct e820_entry ram = { 0, pv_dom.max_pages << PAGE_SHIFT, 1 /* RAM */ };
+    long rc;
 
     if (copy_from_guest(&mm, arg, sizeof(mm)))
         return ERR(-XEN_EFAULT, "copy_from_guest(&mm, arg, sizeof(mm))");
-    if (mm.nr_entries < 1)
-        return ERR(-XEN_EINVAL, "mm.nr_entries < 1");
-    if (copy_to_guest((uint64_t)(uintptr_t)mm.buffer.p, &ram, sizeof(ram)))
-        return ERR(-XEN_EFAULT, "copy_to_guest((uint64_t)(uintptr_t)mm.buffer.p, &ram, sizeof(ram))");
-    mm.nr_entries = 1;
+    if ((rc = pv_memory_map_put((uint64_t)(uintptr_t)mm.buffer.p, mm.nr_entries)) < 0)
+        return rc;
+    mm.nr_entries = (uint32_t)rc;
     return copy_to_guest(arg, &mm, sizeof(mm)) ? ERR(-XEN_EFAULT, "the result cannot be written back") : 0;
 }
 

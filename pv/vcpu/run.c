@@ -106,8 +106,6 @@ void pv_vcpu_enter(struct pv_vcpu *v, struct cpu_regs *r)
     wrmsr(MSR_SFMASK, SFMASK_BITS);
     wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
     cli();
-    if (pv_dom.compat)
-        cpu_gdt_compat(c);              /* its flat ring-1 and ring-3 selectors */
     flush_load_cr3(v->user_mode ? v->cr3_user_mfn << PAGE_SHIFT : v->cr3);
     if (v->user_mode)
         xpti_to_user(c, pt_frame(v->cr3_user_mfn), v->cr3_user_mfn);
