@@ -24,9 +24,17 @@ trap_stubs:
 trap_common:
     cld
     SAVE_GPRS
-    testb $3, 144(%rsp)                 /* from ring 3 (a PV guest, later): switch GS */
+    testb $3, 144(%rsp)                 /* from a PV guest (ring 1 or 3): switch GS */
+    jnz 3f
+    /* A fault at our own iretq to the guest (pv_iret_fault): trap_return had already switched
+     * to the guest's GS, and under xpti to its CR3. */
+    leaq trap_return_iret(%rip), %rax
+    cmpq %rax, 136(%rsp)
+    jne 1f
+    movq 160(%rsp), %rax                /* the frame it was loading: a guest's? */
+    testb $3, 8(%rax)
     jz 1f
-    swapgs
+3:  swapgs
     /* guest user mode ran on tables without the shim (shim/xpti.h): back to the full ones */
     movq %gs:CPU_OFF_XPTI_SHIM_CR3, %rax
     testq %rax, %rax
@@ -47,6 +55,8 @@ trap_return:
     movq %rax, %cr3
 2:  RESTORE_GPRS
     addq $16, %rsp
+    .globl trap_return_iret
+trap_return_iret:
     iretq
 
 /* void call_on_stack(uintptr_t sp, void (*fn)(void *), void *arg): never returns */

@@ -28,6 +28,7 @@ void start_shim(unsigned kind, uint32_t info_pa);
 
 /* entry.S: 256 exception/interrupt stubs, 16 bytes apart */
 extern char trap_stubs[];
+extern char trap_return_iret[];        /* entry.S: the iretq back to whatever trapped */
 
 /* trampoline.S: the real-mode start of an application processor, and its parameters */
 extern char trampoline_start[], trampoline_end[];

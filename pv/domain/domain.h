@@ -130,6 +130,7 @@ struct pv_domain {
     struct ev_table ev;                 /* the guest's event channels */
     struct pv_vcpu vcpu[PV_MAX_VCPUS];
     uint64_t nr_bounces, nr_emulated, nr_ptwr, nr_upcalls;
+    uint64_t nr_iret_faults;            /* faults at our iretq to the guest, made its (pv_iret_fault) */
     uint64_t halts_rescued;             /* all vCPUs' halts_rescued */
     uint64_t clock_held_back;           /* pvclock updates that would have stepped a guest clock back (> 1 us) */
     uint64_t clock_ahead_max;           /* the most any vCPU's pvclock ran ahead of its clock line, ns */

@@ -35,9 +35,10 @@ void pv_shutdown(unsigned reason)
     pv_console_flush();
     pr_info("guest shut down: %s (%u)\n", reason_name(reason), reason);
     pv_hypercall_report();
-    pr_info("guest events: %lu upcalls, %lu bounces; pvclock kept from going back %lu times, %lu us "
-            "ahead at most; %lu halts ended by the watch, not a wakeup\n", pv_dom.nr_upcalls,
-            pv_dom.nr_bounces, pv_dom.clock_held_back, pv_dom.clock_ahead_max / 1000, pv_dom.halts_rescued);
+    pr_info("guest events: %lu upcalls, %lu bounces, %lu faults of our iret to it; pvclock kept from going "
+            "back %lu times, %lu us ahead at most; %lu halts ended by the watch, not a wakeup\n", pv_dom.nr_upcalls,
+            pv_dom.nr_bounces, pv_dom.nr_iret_faults, pv_dom.clock_held_back, pv_dom.clock_ahead_max / 1000,
+            pv_dom.halts_rescued);
     flush_report();
     balloon_report();
     shim_shutdown(reason);

@@ -116,7 +116,9 @@ static bool soft_int(struct cpu_regs *r, bool kernel)
     return true;
 }
 
-static bool trap(struct cpu_regs *r, uint64_t cr2)
+/* reflected: the fault was our iretq's (pv_iret_fault), not raised by the guest's instruction at
+ * r->rip, which is neither emulated nor read as an INT n */
+static bool trap(struct cpu_regs *r, uint64_t cr2, bool reflected)
 {
     unsigned v = (unsigned)r->vector;
     /* a 32-bit guest's kernel is ring 1, its user mode ring 3, on the same tables */
@@ -124,7 +126,7 @@ static bool trap(struct cpu_regs *r, uint64_t cr2)
 
     /* privileged instructions (the kernel's; user mode: port I/O and cli/sti under the IOPL, and
      * forced-emulation CPUID) */
-    if (((v == 13 && !r->error_code) || v == 6) && pv_emulate(r))
+    if (!reflected && ((v == 13 && !r->error_code) || v == 6) && pv_emulate(r))
         return true;
     v = (unsigned)r->vector;            /* the emulation may have found another fault (#UD) */
     if (v == 14) {
@@ -135,7 +137,7 @@ static bool trap(struct cpu_regs *r, uint64_t cr2)
         if (kernel)
             r->error_code &= ~4ul;      /* the guest kernel sees its faults as supervisor ones, as on Xen */
     }
-    if (v == 13 && (r->error_code & 3) == 2 && soft_int(r, kernel))
+    if (!reflected && v == 13 && (r->error_code & 3) == 2 && soft_int(r, kernel))
         return true;
     if (v == 7 && pv_current()->fpu_ts)
         pv_set_fpu_ts(false);           /* as Xen: #NM clears the virtual TS as it is delivered */
@@ -148,17 +150,42 @@ static bool trap(struct cpu_regs *r, uint64_t cr2)
     return true;
 }
 
-bool pv_trap(struct cpu_regs *r, uint64_t cr2)
+static bool guest_trap(struct cpu_regs *r, uint64_t cr2, bool reflected)
 {
     /* Interrupts on while the exception is handled, as in Xen: another CPU that holds the MMU
      * lock may be waiting for this one to take its TLB-flush IPI. */
     bool irq = r->vector != 8 && r->vector != 18;
     if (irq)
         sti();
-    bool handled = trap(r, cr2);
+    bool handled = trap(r, cr2, reflected);
     cli();
     pv_upcall_check(r);                 /* as Xen: pending, unmasked events go first */
     return handled;
+}
+
+bool pv_trap(struct cpu_regs *r, uint64_t cr2)
+{
+    return guest_trap(r, cr2, false);
+}
+
+/*
+ * Our iretq back to the guest faulted (shim/entry.S has switched back to our GS): a selector of
+ * the frame it was loading no longer loads (the guest rewrote that descriptor from another vCPU
+ * after the frame was saved or checked), or it names an LDT page not mapped yet. As Xen's
+ * pre-exception fixup at its own iretq, the fault is the guest's, taken where it was returning
+ * to, with the registers the iretq was loading; an LDT page is mapped and the iretq retried. The
+ * nested frame r lies below that iret frame on this stack, over the bottom of the struct
+ * cpu_regs the iret frame ends, which is rebuilt in its place.
+ */
+void pv_iret_fault(struct cpu_regs *r, uint64_t cr2)
+{
+    struct cpu_regs g = *r;             /* trap_return had loaded the guest's registers */
+    memcpy(&g.rip, (const void *)r->rsp, 5 * sizeof(uint64_t));
+    struct cpu_regs *at = (struct cpu_regs *)(r->rsp - offsetof(struct cpu_regs, rip));
+    *at = g;
+    pv_dom.nr_iret_faults++;
+    guest_trap(at, cr2, true);          /* returns only with the guest able to take it */
+    pv_resume(at);
 }
 
 /* SYSCALL from guest user mode: to the kernel's syscall callback, on its stack, with the frame

@@ -14,6 +14,7 @@ void pv_resume(struct cpu_regs *r) __noreturn;
 
 /* traps.c, emulate.c, run.c, iret.c */
 bool pv_trap(struct cpu_regs *r, uint64_t cr2);     /* an exception from the guest */
+void pv_iret_fault(struct cpu_regs *r, uint64_t cr2) __noreturn;  /* one at our iretq to it */
 bool pv_emulate(struct cpu_regs *r);                /* emulate.c: #GP/#UD it could answer */
 void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d);
 /* pv_cpuid with the guest kernel's view of OSXSAVE (cpuid.c): what the forced-emulation prefix gives */
