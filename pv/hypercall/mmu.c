@@ -16,6 +16,7 @@
  *   anything else                                                  refused -ENOSYS
  */
 #include "compat/compat.h"
+#include "l0/l0.h"
 #include "pv/domain/domain.h"
 #include "pv/hypercall/hypercall.h"
 #include "pv/mm/guest.h"
@@ -31,18 +32,22 @@
 
 /*
  * Before any request, as Xen's do_mmu_update and do_mmuext_op for a domU: the list must start at
- * a guest address, even for no entries (-EFAULT); then only DOMID_SELF may own the pages (and for
- * mmu_update, tables_too, the tables: foreigndom's high half, a domain id + 1, must be 0).
+ * a guest address, even for no entries (-EFAULT); then only DOMID_SELF may own the pages.
  * DOMID_IO and DOMID_XEN are -EPERM, any other domain -ESRCH: there is none here, and a guest
- * may not name itself by number.
+ * may not name itself by number (get_pg_owner). For mmu_update, tables_too, foreigndom's high
+ * half names the tables' owner + 1 (0: the caller): the guest's own number is taken as itself
+ * (do_mmu_update's pt_owner == d), once we know it (l0->domid: the Xen L0's CPUID leaf, as the
+ * stock shim's domain has its L0 domain's number); any other -ESRCH, DOMID_SELF too.
  */
 static int check_args(uint64_t list, uint64_t foreigndom, bool tables_too)
 {
     uint16_t d = (uint16_t)foreigndom;
+    uint32_t pfd = (uint32_t)foreigndom >> 16;
+    uint16_t me = l0->domid ? l0->domid() : DOMID_SELF;
 
     if (!guest_range_ok(list, 1))
         return ERR(-XEN_EFAULT);
-    if (tables_too && (uint32_t)foreigndom >> 16)
+    if (tables_too && pfd && (me == DOMID_SELF || pfd - 1 != me))
         return ERR(-XEN_ESRCH);
     if (d == DOMID_SELF)
         return 0;

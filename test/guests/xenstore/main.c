@@ -15,7 +15,10 @@
  *     so its m2p entry may be set (PV GRUB moves the ring to another pfn that way);
  *  2. "domid" and "name": either both read (xenstored: then the relative node and the absolute
  *     /local/domain/<domid>/name agree, and GET_DOMAIN_PATH of our domid is that directory) or both
- *     are ENOENT (an empty store);
+ *     are ENOENT (an empty store). The domid the store gives is the one the hypervisor under us
+ *     knows us by: mmu_update's foreigndom may name the page tables' owner by it (its high half,
+ *     domid + 1: do_mmu_update takes pt_owner == d as the caller, even with no requests), while
+ *     DOMID_SELF + 1 and domid + 2 there are -ESRCH (no such domain inside a shim);
  *  3. GET_DOMAIN_PATH "0" is "/local/domain/0"; "device/vbd" is ENOENT for read and directory
  *     (our test guests have no disks);
  *  4. a watch is OK and fires at once with its path and token (xenstored fires every new watch
@@ -55,6 +58,26 @@ static bool printable(const char *s, uint32_t len)
 
 static struct xs_msg m, m2;
 
+/* mmu_update with no requests and foreigndom's high half naming the tables' owner + 1 */
+static long mmu_update_pfd(unsigned long owner_plus_1)
+{
+	mmu_update_t req;
+
+	return hypercall(__HYPERVISOR_mmu_update, (unsigned long)&req, 0, 0, owner_plus_1 << 16 | DOMID_SELF, 0);
+}
+
+static void pt_owner_by_number(unsigned long domid)
+{
+	long rc = mmu_update_pfd(domid + 1);
+	check(rc == 0, "mmu_update with the page tables' owner named as domid %lu (ours) + 1: %ld %s (want 0)",
+	      domid, rc, errno_name(rc));
+	rc = mmu_update_pfd(DOMID_SELF + 1);
+	check(rc == -XEN_ESRCH, "  and as DOMID_SELF + 1: %ld %s (want -ESRCH)", rc, errno_name(rc));
+	rc = mmu_update_pfd(domid + 2);
+	check(rc == -XEN_ESRCH, "  and as domid %lu (not us) + 1: %ld %s (want -ESRCH)", domid + 1, rc,
+	      errno_name(rc));
+}
+
 /* 2. what the store holds about us, and the domain path; true if it is xenstored's full store */
 static bool identity(void)
 {
@@ -76,6 +99,7 @@ static bool identity(void)
 		long t = xs_one(XS_GET_DOMAIN_PATH, path, &m);
 		snprintf(path, sizeof(path), "/local/domain/%lu", domid);
 		check(xs_is_reply(t, XS_GET_DOMAIN_PATH, &m, path), "get_domain_path(our domid): %s", xs_show(t, &m));
+		pt_owner_by_number(domid);
 		return true;
 	}
 	check(xs_is_error(td, &m, "ENOENT"), "read domid: ENOENT, or a number: %s", xs_show(td, &m));
