@@ -158,6 +158,14 @@ static inline struct pv_vcpu *pv_current(void)
     return &pv_dom.vcpu[this_cpu()->id < PV_MAX_VCPUS ? this_cpu()->id : 0];
 }
 
+/* Whether the guest context r (what trapped) is its user mode: a 64-bit guest's kernel runs in
+ * ring 3 as its processes do, so the vCPU keeps the mode; a 32-bit guest's kernel is ring 1, so
+ * the ring says (Xen's guest_kernel_mode: ring_1 for a compat vCPU). */
+static inline bool pv_user_ctx(const struct cpu_regs *r)
+{
+    return pv_dom.compat ? (r->cs & 3) == 3 : pv_current()->user_mode;
+}
+
 /* crash.c: end the guest (and so the shim) with a one-line reason and its registers. */
 void pv_crash(const struct cpu_regs *r, const char *fmt, ...) __printf(2, 3) __noreturn;
 

@@ -125,10 +125,10 @@ void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c
  * offered, CR4 or not. Xen leaked its own CR4.OSXSAVE into PV guests this way until it became
  * part of the ABI: Linux (xen_check_xsave) uses XSAVE only if it sees OSXSAVE before it sets
  * CR4.OSXSAVE itself. User mode and native CPUID see the architectural bit. */
-void pv_cpuid_kernel(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
+void pv_cpuid_kernel(bool user, uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
 {
     pv_cpuid(leaf, sub, a, b, c, d);
-    if (leaf == 1 && xstate.offered && !pv_current()->user_mode)
+    if (leaf == 1 && xstate.offered && !user)
         *c |= 1u << 27;
 }
 

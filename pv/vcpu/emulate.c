@@ -102,9 +102,9 @@ static bool write_msr(uint32_t msr, uint64_t v)
  * against the mode's privilege, as Xen's iopl_ok: user mode is ring 3; the kernel counts as
  * ring 1, or as ring 0 (always allowed) once the guest asked for the architectural behaviour.
  */
-static bool iopl_ok(void)
+static bool iopl_ok(const struct cpu_regs *r)
 {
-    unsigned cpl = pv_current()->user_mode ? 3 : (pv_dom.vm_assist & (1ull << VMASST_TYPE_architectural_iopl)) ? 0 : 1;
+    unsigned cpl = pv_user_ctx(r) ? 3 : (pv_dom.vm_assist & (1ull << VMASST_TYPE_architectural_iopl)) ? 0 : 1;
 
     return cpl <= pv_current()->iopl;
 }
@@ -124,7 +124,7 @@ static bool port_io(struct cpu_regs *r, const uint8_t *b)
     }
     uint8_t op = b[len];
     bool imm = op >= 0xe4 && op <= 0xe7, dx = op >= 0xec && op <= 0xef;
-    if ((!imm && !dx) || !iopl_ok())
+    if ((!imm && !dx) || !iopl_ok(r))
         return false;
     if (!(op & 1))
         size = 1;
@@ -146,7 +146,7 @@ static bool native_cpuid(struct cpu_regs *r)
 {
     uint32_t a, b, c, d;
 
-    if (pv_current()->user_mode && pv_current()->cpuid_faulting)
+    if (pv_user_ctx(r) && pv_current()->cpuid_faulting)
         return false;
     pv_cpuid((uint32_t)r->rax, (uint32_t)r->rcx, &a, &b, &c, &d);
     r->rax = a, r->rbx = b, r->rcx = c, r->rdx = d;
@@ -183,20 +183,23 @@ bool pv_emulate(struct cpu_regs *r)
         static const uint8_t fep[5] = { 0x0f, 0x0b, 'x', 'e', 'n' };
         if (memcmp(b, fep, sizeof(fep)) || b[5] != 0x0f || b[6] != 0xa2)
             return false;
-        if (pv_current()->user_mode && pv_current()->cpuid_faulting) {
-            r->vector = 13;             /* faulting on: user mode's CPUID is #GP(0), emulated or not */
+        if (pv_user_ctx(r) && pv_current()->cpuid_faulting) {
+            /* faulting on: user mode's CPUID is #GP(0), emulated or not, at the cpuid itself
+             * (Xen's emulate_forced_invalid_op moves past the prefix before it injects) */
+            r->vector = 13;
             r->error_code = 0;
+            r->rip += 5;
             return false;
         }
         uint32_t a, bb, c, d;
-        pv_cpuid_kernel((uint32_t)r->rax, (uint32_t)r->rcx, &a, &bb, &c, &d);
+        pv_cpuid_kernel(pv_user_ctx(r), (uint32_t)r->rax, (uint32_t)r->rcx, &a, &bb, &c, &d);
         r->rax = a, r->rbx = bb, r->rcx = c, r->rdx = d;
         r->rip += 7;
         pv_dom.nr_emulated++;
         return true;
     }
     if (b[0] == 0xfa || b[0] == 0xfb) {  /* cli/sti: the upcall mask, if the virtual IOPL allows */
-        if (!iopl_ok())
+        if (!iopl_ok(r))
             return false;
         pv_current()->vi->evtchn_upcall_mask = b[0] == 0xfa;
         r->rip += 1;
@@ -207,7 +210,7 @@ bool pv_emulate(struct cpu_regs *r)
         return true;
     if (b[0] == 0x0f && b[1] == 0xa2 && cpuid_faulting_on)
         return native_cpuid(r);
-    if (pv_current()->user_mode)
+    if (pv_user_ctx(r))
         return false;
     if ((b[0] & 0xf0) == 0x40) {
         rex = b[0];

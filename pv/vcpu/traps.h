@@ -17,8 +17,9 @@ bool pv_trap(struct cpu_regs *r, uint64_t cr2);     /* an exception from the gue
 void pv_iret_fault(struct cpu_regs *r, uint64_t cr2) __noreturn;  /* one at our iretq to it */
 bool pv_emulate(struct cpu_regs *r);                /* emulate.c: #GP/#UD it could answer */
 void pv_cpuid(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d);
-/* pv_cpuid with the guest kernel's view of OSXSAVE (cpuid.c): what the forced-emulation prefix gives */
-void pv_cpuid_kernel(uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d);
+/* pv_cpuid with the guest kernel's view of OSXSAVE (cpuid.c): what the forced-emulation prefix
+ * gives the kernel (user: the caller is in user mode, which sees the architectural bit) */
+void pv_cpuid_kernel(bool user, uint32_t leaf, uint32_t sub, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d);
 void pv_syscall(struct cpu_regs *r);                /* run.c: SYSCALL from the guest */
 void pv_iret(struct cpu_regs *r);                   /* iret.c: __HYPERVISOR_iret */
 void pv_syscall_from_user(struct cpu_regs *r);      /* traps.c */

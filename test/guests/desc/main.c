@@ -115,17 +115,6 @@ static long set_gdt(unsigned long *frames, unsigned long entries)
 	return HC(__HYPERVISOR_set_gdt, frames, entries, 0);
 }
 
-static long update_desc(uint64_t maddr, uint64_t d)
-{
-#ifdef __i386__
-	/* compat_update_descriptor(pa_lo, pa_hi, desc_lo, desc_hi) */
-	return hypercall(__HYPERVISOR_update_descriptor, (uint32_t)maddr, (uint32_t)(maddr >> 32), (uint32_t)d,
-			 (uint32_t)(d >> 32), 0);
-#else
-	return HC(__HYPERVISOR_update_descriptor, maddr, d, 0);
-#endif
-}
-
 static long set_ldt(const void *base, unsigned int ents)
 {
 	struct mmuext_op op = { .cmd = MMUEXT_SET_LDT, .arg1.linear_addr = (unsigned long)base,
@@ -274,14 +263,14 @@ static void test_gdt(void)
 
 	/* update_descriptor on a live entry: the reload sees the new base */
 	uint64_t gdt_ma = (uint64_t)frames[0] << PAGE_SHIFT;
-	rc = update_desc(gdt_ma + 3 * 8, data_desc((uint32_t)(unsigned long)&val_b, 3));
+	rc = hypercall_update_descriptor(gdt_ma + 3 * 8, data_desc((uint32_t)(unsigned long)&val_b, 3));
 	check(rc == 0, "update_descriptor of live entry 3: %ld (%s)", rc, errno_name(rc));
 	v = fs_read(SEL_BASED, &s);
 	check(v == val_b, "reloading %%fs = %#x now reads val_b: %#llx (want %#llx)", SEL_BASED, (unsigned long long)v,
 	      (unsigned long long)val_b);
 
 	/* the checks, through update_descriptor */
-	rc = update_desc(gdt_ma + 5 * 8, data_desc(0, 0));
+	rc = hypercall_update_descriptor(gdt_ma + 5 * 8, data_desc(0, 0));
 	check(rc == 0 && DPL(gdt[5]) == KERNEL_DPL,
 	      "update_descriptor with a DPL 0 data segment: %ld (%s), stored DPL %lu (want 0 and %d)",
 	      rc, errno_name(rc), (unsigned long)DPL(gdt[5]), KERNEL_DPL);
@@ -312,18 +301,18 @@ static void test_gdt(void)
 			d = gate_desc(SEL_CODE, 3, 0xc) | (1ULL << 32);
 #endif
 		uint64_t before = gdt[6];
-		rc = update_desc(gdt_ma + 6 * 8, d);
+		rc = hypercall_update_descriptor(gdt_ma + 6 * 8, d);
 		check(rc == -XEN_EINVAL && gdt[6] == before, "update_descriptor with %s: %ld (%s), want -EINVAL",
 		      refused[i].what, rc, errno_name(rc));
 	}
-	rc = update_desc(gdt_ma + 6 * 8, gate_desc(SEL_CODE & ~3, 3, 0xc));
+	rc = hypercall_update_descriptor(gdt_ma + 6 * 8, gate_desc(SEL_CODE & ~3, 3, 0xc));
 	check(rc == 0 && DPL(gdt[6]) == 0 && ((gdt[6] >> 16) & 0xffff) == (SEL_CODE | 3),
 	      "a call gate to our code selector is accepted with DPL 0 and the DPL in the target's RPL: %ld (%s), %#llx",
 	      rc, errno_name(rc), (unsigned long long)gdt[6]);
 #ifdef __i386__
 	/* check_descriptor for a compat domain: a call gate's parameter count is kept (only bits 5-7
 	 * of the high word are reserved) */
-	rc = update_desc(gdt_ma + 6 * 8, gate_desc(SEL_CODE, 3, 0xc) | (2ULL << 32));
+	rc = hypercall_update_descriptor(gdt_ma + 6 * 8, gate_desc(SEL_CODE, 3, 0xc) | (2ULL << 32));
 	check(rc == 0 && DPL(gdt[6]) == 0 && ((gdt[6] >> 32) & 0x1f) == 2,
 	      "a call gate with a parameter count (2) is accepted for a 32-bit guest, count kept: %ld (%s), %#llx",
 	      rc, errno_name(rc), (unsigned long long)gdt[6]);
@@ -332,23 +321,23 @@ static void test_gdt(void)
 	 * ended at 0xF6800000, below the larger compat m2p); one that ends at the hole is kept */
 	uint64_t old_linux = (data_desc(0, 1) & ~0xffffULL) | 0x67ff;	/* limit 0xf67ff pages */
 	uint64_t to_hole = (data_desc(0, 1) & ~0xffffULL) | 0x57ff;	/* limit 0xf57ff pages */
-	rc = update_desc(gdt_ma + 7 * 8, old_linux);
+	rc = hypercall_update_descriptor(gdt_ma + 7 * 8, old_linux);
 	check(rc == 0 && gdt[7] == data_desc(0, 1),
 	      "a flat segment ending at 0xf67fffff is widened to 4 GiB: %ld (%s), %#llx (want %#llx)", rc,
 	      errno_name(rc), (unsigned long long)gdt[7], (unsigned long long)data_desc(0, 1));
-	rc = update_desc(gdt_ma + 7 * 8, to_hole);
+	rc = hypercall_update_descriptor(gdt_ma + 7 * 8, to_hole);
 	check(rc == 0 && gdt[7] == to_hole, "a flat segment ending at 0xf57fffff is kept: %ld (%s), %#llx (want %#llx)",
 	      rc, errno_name(rc), (unsigned long long)gdt[7], (unsigned long long)to_hole);
 #endif
-	rc = update_desc(gdt_ma + 5 * 8 + 4, 0);
+	rc = hypercall_update_descriptor(gdt_ma + 5 * 8 + 4, 0);
 	check(rc == -XEN_EINVAL, "update_descriptor at a misaligned address: %ld (%s), want -EINVAL", rc, errno_name(rc));
 
 	/* update_descriptor elsewhere: a plain frame takes it, a page table does not */
 	uint64_t top_ma = (uint64_t)mfn_of((void *)start_info->pt_base) << PAGE_SHIFT;
-	rc = update_desc(top_ma + 300 * 8, 0);
+	rc = hypercall_update_descriptor(top_ma + 300 * 8, 0);
 	check(rc == -XEN_EINVAL, "update_descriptor into our top-level page table (L%d): %ld (%s), want -EINVAL",
 	      PT_LEVELS, rc, errno_name(rc));
-	rc = update_desc(((uint64_t)mfn_of(plain) << PAGE_SHIFT) + 7 * 8, CODE_KERNEL);
+	rc = hypercall_update_descriptor(((uint64_t)mfn_of(plain) << PAGE_SHIFT) + 7 * 8, CODE_KERNEL);
 	check(rc == 0 && plain[7] == CODE_KERNEL, "update_descriptor into an ordinary page: %ld (%s), %#llx",
 	      rc, errno_name(rc), (unsigned long long)plain[7]);
 

@@ -35,6 +35,17 @@ long hypercall(unsigned int nr, unsigned long a1, unsigned long a2, unsigned lon
 
 static inline long hypercall_set_trap_table(const struct trap_info *t)
 { return HC(__HYPERVISOR_set_trap_table, t, 0, 0); }
+/* A descriptor at machine address maddr; a 32-bit guest passes both as two halves, low first
+ * (compat_update_descriptor). */
+static inline long hypercall_update_descriptor(uint64_t maddr, uint64_t d)
+{
+#ifdef __i386__
+	return hypercall(__HYPERVISOR_update_descriptor, (uint32_t)maddr, (uint32_t)(maddr >> 32), (uint32_t)d,
+			 (uint32_t)(d >> 32), 0);
+#else
+	return HC(__HYPERVISOR_update_descriptor, maddr, d, 0);
+#endif
+}
 /* A 32-bit guest passes the 64-bit PAE entry in two registers, low half first. */
 static inline long hypercall_update_va_mapping(unsigned long va, uint64_t pte, unsigned long fl)
 {

@@ -13,6 +13,7 @@ static char user_stack[4096] __attribute__((aligned(16)));
 static char kernel_stack[8192] __attribute__((aligned(16)));
 static volatile bool active;
 static volatile unsigned long result;
+volatile unsigned long user_fault_rip;
 
 #ifdef __i386__
 long user_pages(const void *start, const void *end)
@@ -88,6 +89,7 @@ bool user_recover(struct trap_frame *f)
 	if (!active || (f->cs & 3) != 3)
 		return false;
 	result = USER_FAULT(f->vector, f->error_code);
+	user_fault_rip = f->rip;
 	f->rip = (unsigned long)user_exit;
 	return true;
 }

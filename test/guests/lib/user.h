@@ -32,6 +32,8 @@
  * image's pages for ring 3, the kernel stack, the int $0x80 gate). */
 void user_init(void);
 unsigned long user_run(void (*fn)(void));
+/* Where the last run that faulted took its fault (the frame's rip) */
+extern volatile unsigned long user_fault_rip;
 
 #ifdef __i386__
 /* Give ring 3 the pages of [start, end) that are mapped: _PAGE_USER added to their L1 entries,
