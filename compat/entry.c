@@ -23,7 +23,6 @@
 #include "shim/debug.h"
 #include "shim/x86.h"
 
-#define RFLAGS_TF (1ul << 8)
 #define RFLAGS_NT (1ul << 14)
 #define RFLAGS_RF (1ul << 16)
 #define RFLAGS_VM (1ul << 17)

@@ -23,10 +23,12 @@
 
 #define MAX_CPUS          64
 #define STACK_PAGES       4                         /* 16 KiB main stack per CPU */
-#define IST_PAGES         1                         /* 4 KiB each for #DF, NMI, #MC */
+#define IST_PAGES         1                         /* 4 KiB each for #DF, NMI, #MC, #DB */
 #define IST_DF            1
 #define IST_NMI           2
 #define IST_MC            3
+#define IST_DB            4
+#define NR_IST            4
 
 /* Interrupt vectors (LAPIC fixed interrupts; higher = higher priority class). */
 #define VEC_PIC_BASE      0x20                      /* legacy 8259 remapped here, all masked */
@@ -64,6 +66,8 @@
 #define CPU_OFF_SCRATCH   16                        /* the guest's rsp while we switch */
 #define CPU_OFF_XPTI_GUEST_CR3 24                   /* shim/xpti.h: CR3 for returns to ring 3 (0: keep) */
 #define CPU_OFF_XPTI_SHIM_CR3  32                   /* and for entries from ring 3 (0: keep) */
+#define CPU_REGS_SIZE     176                       /* struct cpu_regs: 15 registers, vector, error, 5-word frame */
+#define TRAP_STUBS_SIZE   (256 * 16)                /* entry.S: one 16-byte stub per vector */
 #define VEC_SYSCALL       0x100                     /* cpu_regs.vector of a SYSCALL entry */
 
 #endif

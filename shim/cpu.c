@@ -95,6 +95,7 @@ struct cpu *cpu_alloc(unsigned id, uint32_t apic_id)
     BUILD_BUG_ON(sizeof(struct cpu) > PAGE_SIZE);
     BUILD_BUG_ON(offsetof(struct cpu, self) != 0);
     BUILD_BUG_ON(offsetof(struct cpu, entry_sp) != CPU_OFF_ENTRY_SP);
+    BUILD_BUG_ON(sizeof(struct cpu_regs) != CPU_REGS_SIZE);
     BUILD_BUG_ON(offsetof(struct cpu, scratch) != CPU_OFF_SCRATCH);
     BUILD_BUG_ON(offsetof(struct cpu, xpti_guest_cr3) != CPU_OFF_XPTI_GUEST_CR3);
     BUILD_BUG_ON(offsetof(struct cpu, xpti_shim_cr3) != CPU_OFF_XPTI_SHIM_CR3);
@@ -125,7 +126,7 @@ int cpu_alloc_tables(struct cpu *c)
     if (!top)
         return ERR(-XEN_ENOMEM);
     c->stack = (struct stack_range){ top - STACK_PAGES * PAGE_SIZE, top };
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < NR_IST; i++) {
         top = vmap_alloc_stack(IST_PAGES);
         if (!top)
             return ERR(-XEN_ENOMEM);

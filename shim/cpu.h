@@ -45,7 +45,7 @@ struct cpu {
     void *l0_time;                      /* Xen: the vcpu_time_info in use */
 
     struct stack_range stack;           /* main stack */
-    struct stack_range ist[3];          /* IST_DF, IST_NMI, IST_MC (index = IST_x - 1) */
+    struct stack_range ist[NR_IST];     /* IST_DF, IST_NMI, IST_MC, IST_DB (index = IST_x - 1) */
     struct tss64 tss __aligned(16);
     uint64_t *gdt;                      /* the descriptor at selector S is gdt[S >> 3] */
     uint64_t *ldt;                      /* the window LDTR points at (pv/mm/desc.c maps its pages) */

@@ -26,10 +26,28 @@ trap_common:
     SAVE_GPRS
     testb $3, 144(%rsp)                 /* from a PV guest (ring 1 or 3): switch GS */
     jnz 3f
+    movq 136(%rsp), %rax
+    cmpq $1, 120(%rsp)
+    jne 4f
+    /* A #DB in ring 0 at the first instruction of a guest entry, before its swapgs: the trap of
+     * the guest's own last instruction (a single-stepped SYSCALL or INT, a watched MOV SS before
+     * one: XSA-260), delivered as the CPU entered us. GS is still the guest's, so nothing here
+     * may use it: the entry goes on, as on Xen ("#DB in Xen context"), DR6 kept for the guest. */
+    leaq pv_syscall_entry(%rip), %rbx
+    cmpq %rbx, %rax
+    je 5f
+    leaq pv_syscall_entry_compat(%rip), %rbx
+    cmpq %rbx, %rax
+    je 5f
+    leaq trap_stubs(%rip), %rbx
+    subq %rbx, %rax
+    cmpq $TRAP_STUBS_SIZE, %rax
+    jb 5f
+    movq 136(%rsp), %rax
     /* A fault at our own iretq to the guest (pv_iret_fault): trap_return had already switched
      * to the guest's GS, and under xpti to its CR3. */
-    leaq trap_return_iret(%rip), %rax
-    cmpq %rax, 136(%rsp)
+4:  leaq trap_return_iret(%rip), %rbx
+    cmpq %rbx, %rax
     jne 1f
     movq 160(%rsp), %rax                /* the frame it was loading: a guest's? */
     testb $3, 8(%rax)
@@ -38,11 +56,22 @@ trap_common:
     /* guest user mode ran on tables without the shim (shim/xpti.h): back to the full ones */
     movq %gs:CPU_OFF_XPTI_SHIM_CR3, %rax
     testq %rax, %rax
-    jz 1f
+    jz 6f
     movq %rax, %cr3
+    /* A #DB from the guest came on its IST stack: it moves to this CPU's entry stack, where the
+     * guest's other traps land, so that a #DB its handling trips (a guest watchpoint on the stack
+     * it is bounced to) cannot overwrite it. */
+6:  cmpq $1, 120(%rsp)
+    jne 1f
+    movq %gs:CPU_OFF_ENTRY_SP, %rdi
+    subq $CPU_REGS_SIZE, %rdi
+    movq %rdi, %rbx
+    movq %rsp, %rsi
+    movl $CPU_REGS_SIZE / 8, %ecx
+    rep movsq
+    movq %rbx, %rsp
 1:  movq %rsp, %rdi
     call do_trap
-/* Return through the struct cpu_regs at %rsp (also how a PV guest is entered and resumed). */
     .globl trap_return
 trap_return:
     testb $3, 144(%rsp)
@@ -57,6 +86,11 @@ trap_return:
     addq $16, %rsp
     .globl trap_return_iret
 trap_return_iret:
+    iretq
+
+/* the #DB of a guest entry (above): back to that entry at once */
+5:  RESTORE_GPRS
+    addq $16, %rsp
     iretq
 
 /* void call_on_stack(uintptr_t sp, void (*fn)(void *), void *arg): never returns */

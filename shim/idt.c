@@ -38,6 +38,9 @@ void idt_enable_ist(void)
     set_gate(8, SEL_CS64, IST_DF);
     set_gate(2, SEL_CS64, IST_NMI);
     set_gate(18, SEL_CS64, IST_MC);
+    /* #DB too, as Xen: one can arrive at the first instruction of SYSCALL's entry, where the
+     * stack is still the guest's (a single-stepped SYSCALL, a watched MOV SS before it: XSA-260) */
+    set_gate(1, SEL_CS64, IST_DB);
 }
 
 void idt_compat_gate(void)

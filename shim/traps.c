@@ -41,9 +41,9 @@ void show_regs(const struct cpu_regs *r)
 
 static bool on_stack(const struct cpu *c, uint64_t p, size_t len)
 {
-    const struct stack_range *r[4] = { &c->stack, &c->ist[0], &c->ist[1], &c->ist[2] };
+    const struct stack_range *r[NR_IST + 1] = { &c->stack, &c->ist[0], &c->ist[1], &c->ist[2], &c->ist[3] };
 
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < NR_IST + 1; i++)
         if (r[i]->bottom && p >= r[i]->bottom && p + len <= r[i]->top)
             return true;
     return false;

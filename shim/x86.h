@@ -35,6 +35,7 @@
 
 #define RFLAGS_IF (1ul << 9)
 #define RFLAGS_IOPL (3ul << 12)
+#define RFLAGS_TF (1ul << 8)
 
 static inline void outb(uint16_t port, uint8_t v) { __asm__ volatile("outb %0, %1" :: "a"(v), "Nd"(port)); }
 static inline void outl(uint16_t port, uint32_t v) { __asm__ volatile("outl %0, %1" :: "a"(v), "Nd"(port)); }

@@ -92,7 +92,7 @@ int xpti_cpu_init(struct cpu *c)
         rc = map_pages(c, (uintptr_t)c, (uintptr_t)c + sizeof(*c));
     if (!rc)
         rc = map_pages(c, c->stack.bottom, c->stack.top);
-    for (unsigned i = 0; i < 3 && !rc; i++)
+    for (unsigned i = 0; i < NR_IST && !rc; i++)
         rc = map_pages(c, c->ist[i].bottom, c->ist[i].top);
     if (!rc)
         rc = map_pages(c, (uintptr_t)c->gdt, (uintptr_t)c->gdt + GDT_WINDOW_PAGES * PAGE_SIZE);

@@ -81,6 +81,7 @@ struct pv_vcpu {
     volatile bool blocked;              /* halted in SCHEDOP_block or poll: an event needs a kick */
     volatile bool nmi_pending;          /* VCPUOP_send_nmi, until delivered (nmi.c) */
     bool nmi_masked;                    /* in its NMI handler: until the next iret */
+    bool iret_path;                     /* this hypercall returns as Xen's IRET path, not SYSRET (iret.c) */
     volatile bool timers_changed;       /* another vCPU changed its timers: its CPU re-arms them */
     volatile bool held;                 /* stopped on its way to the guest while a suspend is on */
     uint32_t l0_gen;                    /* pv_dom.l0_gen when its CPU last registered with L0 */

@@ -115,6 +115,13 @@ bool pv_debug_in_shim(void)
     return (read_dr(7) & 0xff) && (read_dr(6) & 0xf);
 }
 
+/* A single-step trap the shim raises for the guest (pv_sysret_step): DR6.BS, as the CPU sets it,
+ * the other status bits kept. */
+void pv_debug_note_step(void)
+{
+    write_dr(6, read_dr(6) | (1ull << 14));
+}
+
 long pv_get_debugreg(unsigned reg, uint64_t *val)
 {
     const uint64_t *dr = pv_current()->dr;

@@ -30,7 +30,7 @@ long hc_xen_version(struct cpu_regs *regs, uint64_t cmd, uint64_t arg, uint64_t 
         return put(arg, &ci, sizeof(ci));
     }
     case XENVER_capabilities: {
-        static const char caps[] = "xen-3.0-x86_64 ";
+        static const char caps[] = "xen-3.0-x86_64 xen-3.0-x86_32p ";      /* compat/: 32-bit PAE too */
         return put(arg, caps, sizeof(caps));
     }
     case XENVER_changeset: {

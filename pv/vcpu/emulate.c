@@ -4,8 +4,9 @@
  * segment-base MSRs and a few read-only ones, CPUID behind the forced-emulation prefix
  * (ud2; .ascii "xen"; cpuid) with the PV CPUID policy (cpuid.c), and any CPUID where the
  * hardware faults it (CPUID faulting: then also the guest's own faulting for its user mode, via
- * MSR_MISC_FEATURES_ENABLES), XSETBV, wbinvd, clts, and cli/sti on the upcall
- * mask and port I/O to ports nobody has, both under the virtual IOPL (iopl_ok). Anything else
+ * MSR_MISC_FEATURES_ENABLES), XSETBV, wbinvd, clts, and cli/sti (skipped: Xen 4.17 leaves the
+ * upcall mask alone, a popf could not undo it) and port I/O to ports nobody has, both under the
+ * virtual IOPL (iopl_ok). Anything else
  * is the guest's #GP or #UD, bounced to it (rdmsr_safe
  * and friends rely on that). hlt too is #GP(0): Xen 4.17's PV emulator does not take it, so the
  * stock shim faults it, and a kernel that hlts by mistake should be told, not hang (guests idle
@@ -198,10 +199,9 @@ bool pv_emulate(struct cpu_regs *r)
         pv_dom.nr_emulated++;
         return true;
     }
-    if (b[0] == 0xfa || b[0] == 0xfb) {  /* cli/sti: the upcall mask, if the virtual IOPL allows */
+    if (b[0] == 0xfa || b[0] == 0xfb) {  /* cli/sti: skipped, if the virtual IOPL allows (Xen's validate) */
         if (!iopl_ok(r))
             return false;
-        pv_current()->vi->evtchn_upcall_mask = b[0] == 0xfa;
         r->rip += 1;
         pv_dom.nr_emulated++;
         return true;

@@ -40,6 +40,10 @@ void pv_iret(struct cpu_regs *r)
     if (!(f.flags & VGCF_in_syscall)) {
         r->r11 = f.r11;
         r->rcx = f.rcx;
+        pv_current()->iret_path = true;  /* Xen's IRET path: TF steps after the next instruction */
+    } else {
+        r->rcx = r->rip;                /* Xen returns by SYSRET, which takes rip from rcx and */
+        r->r11 = r->rflags;             /* rflags from r11: the guest finds them there */
     }
     r->rax = f.rax;
     if (pv_dom.vm_assist & (1ull << VMASST_TYPE_architectural_iopl))

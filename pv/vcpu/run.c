@@ -30,14 +30,21 @@ void pv_syscall(struct cpu_regs *r)
     sti();
     /* from guest kernel mode a SYSCALL is a hypercall; from user mode, the kernel's system call
      * (a 32-bit guest's hypercalls are int $0x82: its SYSCALLs are all system calls) */
+    bool hypercall = false;
     if (pv_dom.compat)
         compat_syscall(r);
     else if (pv_current()->user_mode)
         pv_syscall_from_user(r);
-    else
+    else {
+        hypercall = true;
+        pv_current()->iret_path = false;
         r->rax = (uint64_t)pv_hypercall(r);
+    }
     cli();
-    pv_upcall_check(r);
+    pv_upcall_check(r);                 /* an event's bounce clears TF */
+    /* Xen leaves a hypercall by SYSRET, unless it was an iret that asked otherwise */
+    if (hypercall && (r->rflags & RFLAGS_TF) && !pv_current()->iret_path)
+        pv_sysret_step(r);
 }
 
 /* This vCPU's pvclock: its CPU's clock line (l0->clock_line), so the guest's clock is the one the

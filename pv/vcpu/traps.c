@@ -16,7 +16,6 @@
 #include "shim/debug.h"
 #include "shim/x86.h"
 
-#define RFLAGS_TF (1ul << 8)
 #define RFLAGS_NT (1ul << 14)
 #define RFLAGS_RF (1ul << 16)
 #define TI_MASK_EVENTS 4
@@ -126,8 +125,17 @@ static bool trap(struct cpu_regs *r, uint64_t cr2, bool reflected)
 
     /* privileged instructions (the kernel's; user mode: port I/O and cli/sti under the IOPL, and
      * forced-emulation CPUID) */
-    if (!reflected && ((v == 13 && !r->error_code) || v == 6) && pv_emulate(r))
+    if (!reflected && ((v == 13 && !r->error_code) || v == 6) && pv_emulate(r)) {
+        /* an emulated instruction is stepped like any other: the #DB after it, as Xen's
+         * emulator retires it (retire.singlestep); our iretq would let the next one run first */
+        if (r->rflags & RFLAGS_TF) {
+            pv_debug_note_step();
+            r->vector = 1;
+            r->error_code = 0;
+            return trap(r, 0, true);
+        }
         return true;
+    }
     v = (unsigned)r->vector;            /* the emulation may have found another fault (#UD) */
     if (v == 14) {
         uint64_t at = cr2;
@@ -166,6 +174,20 @@ static bool guest_trap(struct cpu_regs *r, uint64_t cr2, bool reflected)
 bool pv_trap(struct cpu_regs *r, uint64_t cr2)
 {
     return guest_trap(r, cr2, false);
+}
+
+/*
+ * Xen leaves a 64-bit guest's SYSCALL (a hypercall, or HYPERVISOR_iret with VGCF_in_syscall) by
+ * SYSRET, which, returning with TF, traps at once: the #DB comes before the instruction at the
+ * return address runs. Our iretq would let that instruction run first, so the step is raised
+ * here, as the guest's #DB at that address with DR6.BS.
+ */
+void pv_sysret_step(struct cpu_regs *r)
+{
+    pv_debug_note_step();
+    r->vector = 1;
+    r->error_code = 0;
+    guest_trap(r, 0, true);
 }
 
 /*

@@ -36,6 +36,8 @@ bool pv_to_user_mode(void);                         /* false: no user page table
 void pv_set_fpu_ts(bool ts);                        /* the virtual CR0.TS, on this CPU */
 void pv_debugreg_load(const uint64_t dr[8]);        /* a starting vCPU's DR0-3, 6, 7 */
 bool pv_debug_in_shim(void);                        /* a #DB in the shim was the guest's watchpoint */
+void pv_debug_note_step(void);                      /* DR6.BS for a single step we raise */
+void pv_sysret_step(struct cpu_regs *r);            /* traps.c: the #DB a SYSRET with TF raises */
 /* debug register reg by Xen's rules (hypercall/debugreg.c): 0, or -ENODEV (no such register:
  * #UD for an instruction), -EPERM or -EINVAL (a value refused: #GP) */
 long pv_set_debugreg(unsigned reg, uint64_t value);

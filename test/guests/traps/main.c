@@ -25,7 +25,8 @@
  *    come from the frame when VGCF_in_syscall is clear; rflags.IF clear masks events, set unmasks
  *    them; IOPL in the frame is dropped, so port I/O stays #GP (only physdev set_iopl grants I/O
  *    privilege: a kernel that could raise it by iret would own every port of the machine); TF is
- *    kept, so #DB comes after one instruction, with DR6.BS.
+ *    kept, so #DB comes after one instruction, with DR6.BS. An instruction the hypervisor
+ *    emulates (a mov from CR0) is one instruction too: the step's #DB comes right after it.
  *  - I/O privilege (Xen's iopl_ok): physdev set_iopl gives the kernel port I/O from IOPL 1 (it
  *    counts as ring 1); with VMASST_TYPE_architectural_iopl it counts as ring 0, iret loads the
  *    virtual IOPL from the frame, and trap frames show it. Port I/O to ports the domain does not
@@ -65,7 +66,7 @@ const char test_title[] = "traps: exception frames, INT n, iret edges, single-st
 
 /* sites.S */
 #define SITE(n) extern char site_##n##_at[], site_##n##_end[]; void site_##n(void);
-SITE(div0) SITE(int3) SITE(int_3) SITE(int_4) SITE(ud2) SITE(lgdt) SITE(inb)
+SITE(div0) SITE(int3) SITE(int_3) SITE(int_4) SITE(ud2) SITE(lgdt) SITE(inb) SITE(stepcr0)
 SITE(int80) SITE(int81) SITE(int83) SITE(bp)
 #ifdef __i386__
 SITE(int85)		/* the DPL-1 INT n: 0x82 is the hypercall gate (entry_int82) */
@@ -356,6 +357,12 @@ static void irets(void)
 	check(dr6 & DR6_BS, "  DR6 %#lx has BS", dr6);
 	check(!(iret_seen[SEEN_RFLAGS] & RFLAGS_TF), "  TF is off once the handler returned (rflags %#lx)",
 	      (unsigned long)iret_seen[SEEN_RFLAGS]);
+	/* an instruction the hypervisor emulates is stepped as any other: the #DB right after it
+	 * (Xen's emulator retires it with the step), not after the next one */
+	HC(__HYPERVISOR_set_debugreg, 6, 0, 0);
+	expect_vector(site_stepcr0, NULL, "TF by popf, then a mov from CR0 (emulated)", 1, 0, site_stepcr0_end);
+	dr6 = HC(__HYPERVISOR_get_debugreg, 6, 0, 0);
+	check(dr6 & DR6_BS, "  DR6 %#lx has BS", dr6);
 #ifdef __i386__
 	/* A ring-1 kernel may also leave by a native iret to ring 1. Xen is not asked: the frame's IF
 	 * does not reach the event mask, and the CPU at CPL 1 over the real IOPL 0 (which

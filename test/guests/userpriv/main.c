@@ -12,12 +12,15 @@
  * mode ring 3 (guest_kernel_mode: the ring of the frame). Checked from user mode, each run ending
  * in the fault or not: mov from CR0, CR3 and DR7, rdmsr of EFER and clts are #GP(0) at the
  * instruction; inb is #GP(0) with the virtual IOPL 0 and 1, and runs (reading all ones) with 3,
- * where the kernel's inb runs from IOPL 1 on. (Not wbinvd, which the shim also emulates for the
+ * where the kernel's inb runs from IOPL 1 on. The kernel's cli and sti under the IOPL run and
+ * change nothing: Xen's emulator skips them (validate: setting the event mask was "just too
+ * dangerous", a popf could never undo it), so the mask is as before each. (Not wbinvd, which the shim also emulates for the
  * kernel: QEMU 10's TCG, which runs our shim standalone, lets ring 3 execute it.)
  *
  * Expect: stock PASS on xen, the 32-bit build too; ours PASS on xen and none (64-bit and 32-bit).
  */
 #include "guest.h"
+#include "events.h"
 #include "user.h"
 
 const char test_title[] = "userpriv: privileged instructions from the guest's user mode stay #GP(0)";
@@ -89,6 +92,9 @@ static unsigned long kernel_inb(void)
 
 void test_main(void)
 {
+	long rc = events_init();
+	if (rc)
+		test_fail("events_init: %ld %s", rc, errno_name(rc));
 	user_init();
 	expect_gp(op_cr0, op_cr0_at, "mov from CR0");
 	expect_gp(op_cr3, op_cr3_at, "mov from CR3");
@@ -99,8 +105,19 @@ void test_main(void)
 	for (unsigned int iopl = 0; iopl <= 3; iopl++) {
 		long rc = set_iopl(iopl);
 		check(rc == 0, "PHYSDEVOP_set_iopl %u: %ld %s", iopl, rc, errno_name(rc));
-		if (iopl >= 1)
+		if (iopl >= 1) {
 			check(kernel_inb() == 0xff, "  the kernel's inb runs at IOPL %u (reads all ones)", iopl);
+			struct vcpu_info *vi = &shared_info->vcpu_info[0];
+			events_enable();
+			__asm__ volatile("cli" ::: "memory");
+			unsigned int after_cli = vi->evtchn_upcall_mask;
+			events_disable();
+			__asm__ volatile("sti" ::: "memory");
+			unsigned int after_sti = vi->evtchn_upcall_mask;
+			check(after_cli == 0 && after_sti == 1,
+			      "  the kernel's cli and sti run and leave the event mask alone (%u after cli, want 0; %u after sti, want 1)",
+			      after_cli, after_sti);
+		}
 		if (iopl < 3) {
 			char what[48];
 			snprintf(what, sizeof(what), "inb with the virtual IOPL %u", iopl);

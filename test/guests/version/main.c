@@ -9,7 +9,8 @@
  *  - XENVER_version = major << 16 | minor, with a major of at least 3 (we asked for "xen-3.0");
  *  - XENVER_extraversion, _capabilities, _changeset, _compile_info fill NUL-terminated strings
  *    (a denying policy returns "<denied>", still with rc 0);
- *  - XENVER_capabilities names the ABI we run in, "xen-3.0-x86_64";
+ *  - XENVER_capabilities names the PV ABIs the hypervisor runs, "xen-3.0-x86_64" and, as it
+ *    runs 32-bit PAE guests too, "xen-3.0-x86_32p" (Xen's arch_get_xen_caps with CONFIG_PV32);
  *  - XENVER_platform_parameters: virt_start is where Xen's hole begins for a 64-bit PV guest;
  *  - XENVER_pagesize = 4096; XENVER_guest_handle succeeds;
  *  - an unknown sub-op returns -ENOSYS.
@@ -57,6 +58,8 @@ static void strings(void)
 	check_string("XENVER_capabilities", XENVER_capabilities, caps, sizeof(caps));
 	check(strnlen(caps, sizeof(caps)) < sizeof(caps) && strstr(caps, "xen-3.0-x86_64"),
 	      "capabilities include xen-3.0-x86_64");
+	check(strnlen(caps, sizeof(caps)) < sizeof(caps) && strstr(caps, "xen-3.0-x86_32p"),
+	      "capabilities include xen-3.0-x86_32p (32-bit PAE PV guests)");
 	check_string("XENVER_changeset", XENVER_changeset, changeset, sizeof(changeset));
 
 	memset(&ci, 0xff, sizeof(ci));

@@ -26,6 +26,7 @@ SITE int_4,	nop, int $4
 SITE ud2,	nop, ud2
 SITE lgdt,	nop, lgdt lgdt_operand
 SITE inb,	nop, inb $0x80, %al
+SITE stepcr0,	"pushf; orl $0x100, (%esp); popf", mov %cr0, %eax
 SITE int80,	nop, int $0x80
 SITE int81,	nop, int $0x81
 SITE int83,	nop, int $0x83
