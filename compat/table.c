@@ -61,8 +61,8 @@ static const struct entry table[64] = {
     N(event_channel_op, hc_event_channel_op),       /* every evtchn structure is the same in both */
     T(physdev_op, compat_physdev_op),               /* set_iobitmap's 4-byte handle */
     R(hvm_op, -XEN_ENOSYS),
-    R(sysctl, -XEN_EPERM),
-    R(domctl, -XEN_EPERM),
+    R(sysctl, -XEN_ENOSYS),
+    R(domctl, -XEN_ENOSYS),
     R(kexec_op, -XEN_EPERM),
     R(tmem_op, -XEN_ENOSYS),
     R(argo_op, -XEN_ENOSYS),

@@ -59,8 +59,8 @@ static const struct hc_entry table[64] = {
     F(event_channel_op, hc_event_channel_op),   /* sub-ops: subops.c */
     H(physdev_op, hc_physdev_op),
     R(hvm_op, -XEN_ENOSYS),                 /* not for PV guests */
-    R(sysctl, -XEN_EPERM),                  /* dom0 only */
-    R(domctl, -XEN_EPERM),                  /* dom0 only */
+    R(sysctl, -XEN_ENOSYS),                 /* the toolstack's: a shim has none (the stock shim's answer) */
+    R(domctl, -XEN_ENOSYS),
     R(kexec_op, -XEN_EPERM),
     R(tmem_op, -XEN_ENOSYS),
     R(argo_op, -XEN_ENOSYS),

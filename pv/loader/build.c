@@ -257,6 +257,11 @@ int pv_build(const struct boot_info *bi)
     if (build_elf.note_cut)
         pr_warn("guest: the kernel's note at file offset %#lx runs past the end of the file: skipped, as Xen does\n",
                 build_elf.note_cut);
+    if (build_elf.bsd.skipped[0])
+        pr_warn("guest: BSD_SYMTAB asked, but %s: no symbol table loaded, as Xen does\n", build_elf.bsd.skipped);
+    else if (build_elf.bsd.start)
+        pr_info("guest: BSD_SYMTAB: symbols at %#lx-%#lx\n", build_elf.bsd.start + build_elf.virt_offset,
+                build_elf.bsd.end + build_elf.virt_offset);
     /* a 32-bit PAE kernel: ring 1, int $0x82, the compat layouts (compat/) */
     pv_dom.compat = build_lay.p2m32 = build_elf.compat;
     if (build_elf.compat && build_elf.pae_extended_cr3)

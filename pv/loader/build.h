@@ -56,7 +56,7 @@ static inline void *pfn_va(uint64_t pfn)
 }
 
 /* start.c: the guest's first pages, once its frames are backed */
-void build_load_segments(void);                 /* the ELF's segments at their pfns */
+void build_load_segments(void);                 /* the ELF's segments at their pfns, and its BSD_SYMTAB blob */
 void build_fill_hypercall_page(uint8_t *p);
 void build_page_tables(void);                   /* the bootstrap tables; vCPU 0's cr3 */
 void build_fill_start_info(const struct boot_info *bi);

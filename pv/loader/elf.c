@@ -199,5 +199,8 @@ int pv_elf_parse(struct pv_elf *e, const void *img, size_t len)
         if (e->virt_entry >> 32 || e->hypercall_page >> 32)
             return fail(e, -XEN_EINVAL, "a 32-bit kernel's entry or hypercall page above 4 GiB");
     }
+    /* as libelf: the symbol table's blob extends the image before its addresses are checked */
+    if (e->bsd_symtab && (rc = pv_bsdsyms_plan(e, &h)))
+        return rc;
     return check_addresses(e);
 }

@@ -49,7 +49,10 @@ struct elf_nhdr {
 #define EM_X86_64    62
 #define PT_LOAD      1
 #define PT_NOTE      4
+#define SHT_SYMTAB   2
+#define SHT_STRTAB   3
 #define SHT_NOTE     7
+#define EV_CURRENT   1
 
 #define UNSET          (~0ull)
 
@@ -66,8 +69,13 @@ int pv_elf_fail_at(const char *file, int line, struct pv_elf *e, int err, const 
 bool pv_elf_in_image(const struct pv_elf *e, uint64_t off, uint64_t size);
 /* Program header i (the table was checked to lie in the file), as ELF64. */
 void pv_elf_read_phdr(const struct pv_elf *e, const struct elf64_ehdr *h, unsigned i, struct elf64_phdr *p);
+/* Section header i (the table was checked to lie in the file), as ELF64. */
+void pv_elf_read_shdr(const struct pv_elf *e, const struct elf64_ehdr *h, unsigned i, struct elf64_shdr *s);
 /* The Xen notes, from PT_NOTE segments or else note sections, into *v and e: how many, or a
  * negative error (elf_notes.c). */
 int pv_elf_find_notes(struct pv_elf *e, const struct elf64_ehdr *h, struct note_vals *v);
+/* With BSD_SYMTAB: place the blob after the loaded image and grow e->pend over it; or say in
+ * e->bsd.skipped why there is none. 0, or a negative error for an image to refuse (bsdsyms.c). */
+int pv_bsdsyms_plan(struct pv_elf *e, const struct elf64_ehdr *h);
 
 #endif

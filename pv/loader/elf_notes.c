@@ -101,6 +101,10 @@ static int one_note(struct pv_elf *e, struct note_vals *v, uint32_t type, const 
     case XEN_ELFNOTE_LOADER:         desc_str(e->loader, sizeof(e->loader), d, n); break;
     case XEN_ELFNOTE_XEN_VERSION:    desc_str(e->xen_version, sizeof(e->xen_version), d, n); break;
     case XEN_ELFNOTE_FEATURES:       return parse_features(e, d, n);
+    case XEN_ELFNOTE_BSD_SYMTAB:        /* a string, as libelf reads it: "yes" asks, nothing unasks */
+        if (n >= 3 && !memcmp(d, "yes", 3) && (n == 3 || !d[3]))
+            e->bsd_symtab = true;
+        break;
     case XEN_ELFNOTE_SUPPORTED_FEATURES:
         e->feat_supported |= (uint32_t)desc_num(d, n);
         break;
@@ -149,8 +153,7 @@ static int scan_notes(struct pv_elf *e, struct note_vals *v, uint64_t off, uint6
     return found;
 }
 
-/* Section header i (the table was checked to lie in the file), as ELF64. */
-static void read_shdr(const struct pv_elf *e, const struct elf64_ehdr *h, unsigned i, struct elf64_shdr *s)
+void pv_elf_read_shdr(const struct pv_elf *e, const struct elf64_ehdr *h, unsigned i, struct elf64_shdr *s)
 {
     if (!e->compat) {
         memcpy(s, e->img + h->shoff + i * sizeof(*s), sizeof(*s));
@@ -185,7 +188,7 @@ int pv_elf_find_notes(struct pv_elf *e, const struct elf64_ehdr *h, struct note_
         return fail(e, -XEN_EINVAL, "the section header table is malformed or outside the file");
     for (unsigned i = 0; i < h->shnum; i++) {
         struct elf64_shdr s;
-        read_shdr(e, h, i, &s);
+        pv_elf_read_shdr(e, h, i, &s);
         if (s.type == SHT_NOTE && (rc = scan_notes(e, v, s.offset, s.size)) < 0)
             return rc;
         found += s.type == SHT_NOTE ? rc : 0;

@@ -11,18 +11,31 @@
 #define PTE_GUEST (PTE_P | PTE_W | PTE_U | PTE_A | PTE_D)
 #define PTE_TABLE (PTE_P | PTE_W | PTE_U | PTE_A)
 
+/* n bytes of src (NULL: zeros) at the kernel's p_paddr pa, page by page through the p2m. */
+static void put_guest(void *ctx, uint64_t paddr, const void *src, uint64_t n)
+{
+    uint64_t pa = paddr - build_elf.paddr_offset, done = 0;     /* guest pseudo-physical */
+
+    (void)ctx;
+    while (done < n) {
+        uint64_t off = (pa + done) & (PAGE_SIZE - 1);
+        uint64_t k = MIN(PAGE_SIZE - off, n - done);
+        char *dst = (char *)pfn_va((pa + done) >> PAGE_SHIFT) + off;
+        if (src)
+            memcpy(dst, (const char *)src + done, k);
+        else
+            memset(dst, 0, k);
+        done += k;
+    }
+}
+
 void build_load_segments(void)
 {
     for (unsigned i = 0; i < build_elf.nr_segs; i++) {
         const struct pv_segment *s = &build_elf.seg[i];
-        uint64_t pa = s->paddr - build_elf.paddr_offset, done = 0;   /* guest pseudo-physical */
-        while (done < s->filesz) {
-            uint64_t off = (pa + done) & (PAGE_SIZE - 1);
-            uint64_t n = MIN(PAGE_SIZE - off, s->filesz - done);
-            memcpy((char *)pfn_va((pa + done) >> PAGE_SHIFT) + off, build_elf.img + s->offset + done, n);
-            done += n;
-        }
+        put_guest(NULL, s->paddr, build_elf.img + s->offset, s->filesz);
     }
+    pv_bsdsyms_load(&build_elf, put_guest, NULL);
 }
 
 /* 32-byte stubs: push rcx; push r11; mov $nr, eax; syscall; pop r11; pop rcx; ret. The iret

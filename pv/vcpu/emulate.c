@@ -36,9 +36,17 @@ static uint64_t *gpr(struct cpu_regs *r, unsigned n)
 }
 
 /* The guest's segment bases. While the shim runs, swapgs has put the guest's active GS base
- * in MSR_KERNEL_GS_BASE; the guest kernel's "shadow" (user) GS base is kept per vCPU (gs_base_user). */
+ * in MSR_KERNEL_GS_BASE; the guest kernel's "shadow" (user) GS base is kept per vCPU (gs_base_user).
+ * A 32-bit guest has none of the three: #GP, as Xen's read_msr/write_msr for a compat domain. */
+static bool seg_base_msr(uint32_t msr)
+{
+    return msr == MSR_FS_BASE || msr == MSR_GS_BASE || msr == MSR_KERNEL_GS_BASE;
+}
+
 static bool read_msr(uint32_t msr, uint64_t *v)
 {
+    if (pv_dom.compat && seg_base_msr(msr))
+        return false;
     switch (msr) {
     case MSR_FS_BASE:
         *v = rdmsr(MSR_FS_BASE);
@@ -72,6 +80,8 @@ static bool read_msr(uint32_t msr, uint64_t *v)
 
 static bool write_msr(uint32_t msr, uint64_t v)
 {
+    if (pv_dom.compat && seg_base_msr(msr))
+        return false;
     switch (msr) {
     case MSR_FS_BASE:
         if (!is_canonical(v))

@@ -1,9 +1,9 @@
 /*
  * fuzz_image.c: libFuzzer target for the shim's kernel-image path, the code a hostile image reaches
  * first: bzImage header -> compressed payload (gzip, bzip2, lzma, xz, lzo, lz4, zstd) -> ELF64 + Xen
- * notes. The input is also tried as a raw stream of each format (by its magic) and as an ELF, so
- * every decoder is reached from any seed. Decoded output is bounded at 4 MiB here (the shim bounds
- * it by the image's own claim and PV_IMAGE_MAX_ELF).
+ * notes -> BSD_SYMTAB's blob, written into a bounded buffer. The input is also tried as a raw stream
+ * of each format (by its magic) and as an ELF, so every decoder is reached from any seed. Decoded
+ * output is bounded at 4 MiB here (the shim bounds it by the image's own claim and PV_IMAGE_MAX_ELF).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,6 +17,28 @@
 
 static uint8_t out[OUT_CAP];
 static uint32_t work[BUNZIP2_WORK_WORDS];
+static uint8_t blob[2 * OUT_CAP + 4096];        /* the header and two tables of at most OUT_CAP each */
+
+/* The blob's bytes must land inside [bsd.start, bsd.end), itself inside the image's span. */
+static void put(void *ctx, uint64_t pa, const void *src, uint64_t n)
+{
+    const struct pv_elf *e = ctx;
+
+    if (pa < e->bsd.start || n > e->bsd.end - pa || e->bsd.end > e->pend || pa - e->bsd.start + n > sizeof(blob))
+        abort();
+    if (src)
+        memcpy(blob + (pa - e->bsd.start), src, n);
+    else
+        memset(blob + (pa - e->bsd.start), 0, n);
+}
+
+static void parse(const uint8_t *img, size_t n)
+{
+    struct pv_elf elf;
+
+    if (pv_elf_parse(&elf, img, n) == 0)
+        pv_bsdsyms_load(&elf, put, &elf);
+}
 
 static int raw_bunzip2(const uint8_t *in, size_t in_len, uint8_t *o, size_t cap, size_t *n, const char **why)
 {
@@ -42,7 +64,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    struct pv_elf elf;
     struct bzimage bz;
     const char *why = "";
     size_t n = 0;
@@ -50,17 +71,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (bzimage_probe(data, size, &bz, &why) == 1) {
         size_t cap = bz.out_len < OUT_CAP ? (size_t)bz.out_len : OUT_CAP;
         if (bzimage_decompress(&bz, out, cap, &n, work, &why) == 0)
-            pv_elf_parse(&elf, out, n);
+            parse(out, n);
         return 0;
     }
     for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++) {
         if (size >= raw[i].len && !memcmp(data, raw[i].magic, raw[i].len)) {
             if (raw[i].fn(data, size, out, OUT_CAP, &n, &why) == 0)
-                pv_elf_parse(&elf, out, n);
+                parse(out, n);
             return 0;
         }
     }
-    pv_elf_parse(&elf, data, size);
+    parse(data, size);
     return 0;
 }
 

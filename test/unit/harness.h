@@ -29,6 +29,7 @@ void test_cmdline(void);
 void test_frame(void);
 void test_format(void);
 void test_elf(void);
+void test_bsdsyms(void);
 void test_decompress(void);
 void test_unzstd(void);
 void test_unlzo(void);

@@ -30,6 +30,7 @@ int main(void)
         { "frame", test_frame },
         { "format", test_format },
         { "elf", test_elf },
+        { "bsdsyms", test_bsdsyms },
         { "decomp", test_decompress },
         { "unzstd", test_unzstd },
         { "unlzo", test_unlzo },

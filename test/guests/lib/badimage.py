@@ -10,6 +10,7 @@ must refuse it with a one-line reason and SHUTDOWN_crash, never fault itself:
   elf32       an ELF64 image labelled ELFCLASS32: its header is not an i386 ELF32's
   corrupt-gz  a bzImage whose gzip payload has a corrupted byte
   corrupt-xz  a bzImage whose xz payload has a corrupted byte
+  symtab      (from bsdsymtab's kernel, which asks for BSD_SYMTAB) its .symtab runs past the end of the file
 """
 import gzip, lzma, struct, sys
 
@@ -79,6 +80,15 @@ elif kind in ('corrupt-gz', 'corrupt-xz'):
         payload += struct.pack('<I', len(img))
     payload[len(payload) // 2] ^= 0x55
     img = bytearray(bzimage(bytes(payload)))
+elif kind == 'symtab':
+    # the symbol table's contents start 16 bytes before the end of the file and run past it
+    for i in range(shnum):
+        at = shoff + i * shentsz
+        if struct.unpack_from('<I', img, at + 4)[0] == 2:           # SHT_SYMTAB
+            struct.pack_into('<Q', img, at + 24, len(img) - 16)     # sh_offset
+            break
+    else:
+        sys.exit('badimage.py: symtab: the kernel has no symbol table')
 else:
     sys.exit('badimage.py: unknown kind ' + kind)
 open(out, 'wb').write(img)

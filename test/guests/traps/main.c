@@ -52,7 +52,7 @@
  *  - no non-canonical addresses: instead a write into Xen's part of the 4 GiB, the m2p it maps
  *    read-only at MACH2PHYS_VIRT_START, is #PF error 3 (present, write, not user).
  *  - set_segment_base is -ENOSYS (do_set_segment_base: x86/64 only); the segment base checks
- *    are 64-bit only and skipped.
+ *    are 64-bit only and skipped; rdmsr of FS_BASE, GS_BASE and SHADOW_GS_BASE is #GP(0).
  *
  * Expect: stock XFAIL on xen (QEMU 7.2 under the L0: INT n's #GP code n*16+2), the 32-bit build
  * too; ours PASS on xen and none (64-bit and 32-bit).
@@ -60,6 +60,7 @@
 #include "guest.h"
 #include "events.h"
 #include "mm.h"
+#include "probe.h"
 #include "traps.h"
 
 const char test_title[] = "traps: exception frames, INT n, iret edges, single-step and breakpoints, segment bases";
@@ -460,6 +461,16 @@ static void segment_bases(void)
 	long rc2 = HC(__HYPERVISOR_set_segment_base, SEGBASE_GS_USER_SEL, 0, 0);
 	check(rc == -XEN_ENOSYS && rc2 == -XEN_ENOSYS, "set_segment_base FS, GS_USER_SEL: %ld %s, %ld %s (want -ENOSYS)",
 	      rc, errno_name(rc), rc2, errno_name(rc2));
+	/* nor has it the MSRs: Xen's read_msr answers a compat domain's FS_BASE, GS_BASE and
+	 * SHADOW_GS_BASE with #GP(0) */
+	static const uint32_t msrs[3] = { 0xc0000100, 0xc0000101, 0xc0000102 };
+	for (unsigned int i = 0; i < 3; i++) {
+		uint64_t v = 0;
+		unsigned long n = probe_fault.count;
+		bool read = probe_rdmsr(msrs[i], &v);
+		check(!read && probe_fault.count == n + 1 && probe_fault.vector == 13 && probe_fault.error == 0,
+		      "rdmsr %#x (a 64-bit segment base) is #GP(0) (%s)", msrs[i], read ? "it read" : "faulted");
+	}
 	printf("  skipped: FS, kernel and user GS bases by set_segment_base, read back by rdmsr and used by"
 	       " %%fs:/%%gs: accesses (64-bit only)\n");
 }

@@ -14,6 +14,9 @@
  *  - XENVER_platform_parameters: virt_start is where Xen's hole begins for a 64-bit PV guest;
  *  - XENVER_pagesize = 4096; XENVER_guest_handle succeeds;
  *  - an unknown sub-op returns -ENOSYS.
+ * Beside it, the toolstack's sysctl and domctl, which a domU may ask for (XTF probes their
+ * interface version as it starts): a shim has neither (the stock shim, a Xen built as
+ * PV_SHIM_EXCLUSIVE, answers -ENOSYS before it reads anything, whatever the version).
  * Everything seen is printed, so a shim's answers can be compared with the stock one's.
  *
  * Expect: stock PASS on xen; ours PASS on xen and none.
@@ -136,10 +139,35 @@ static void numbers(void)
 	check(rc == -XEN_ENOSYS, "unknown sub-op 0x7ff0: %ld (%s), want -ENOSYS", rc, errno_name(rc));
 }
 
+/* sysctl and domctl: cmd, interface_version and (domctl) domain at the start of a 256-byte
+ * structure, the rest zero */
+static long ctl(unsigned int nr, uint32_t cmd, uint32_t version, uint16_t domain)
+{
+	static uint8_t op[256];
+
+	memset(op, 0, sizeof(op));
+	memcpy(op, &cmd, 4);
+	memcpy(op + 4, &version, 4);
+	memcpy(op + 8, &domain, 2);
+	return HC(nr, op, 0, 0);
+}
+
+static void toolstack(void)
+{
+	enum { SYSCTL_physinfo = 3, DOMCTL_createdomain = 1, VERSION = 0x15 };
+	long rc = HC(__HYPERVISOR_sysctl, NULL, 0, 0);
+	check(rc == -XEN_ENOSYS, "sysctl of a NULL structure: %ld (%s), want -ENOSYS", rc, errno_name(rc));
+	rc = ctl(__HYPERVISOR_sysctl, SYSCTL_physinfo, VERSION, 0);
+	check(rc == -XEN_ENOSYS, "sysctl physinfo, interface version 0x15: %ld (%s), want -ENOSYS", rc, errno_name(rc));
+	rc = ctl(__HYPERVISOR_domctl, DOMCTL_createdomain, VERSION, 0);
+	check(rc == -XEN_ENOSYS, "domctl createdomain, version 0x15: %ld (%s), want -ENOSYS", rc, errno_name(rc));
+}
+
 void test_main(void)
 {
 	version_number();
 	strings();
 	features();
 	numbers();
+	toolstack();
 }
