@@ -14,7 +14,7 @@ export O := $(TOP)/build
 
 PREFIX ?= /usr/local
 
-.PHONY: all deps shim guests tools corpus run test unit fuzz install deb clean
+.PHONY: all deps shim guests tools corpus run test test-long unit fuzz install deb clean
 all: shim guests tools
 
 deps:
@@ -57,6 +57,10 @@ unit: deps
 
 test: all corpus
 	@./test/run-tests
+
+# the long oracle and baseline runs make test leaves out (test/suite-long)
+test-long: all corpus
+	@./test/run-tests --suite test/suite-long
 
 clean:
 	rm -rf $(O)
