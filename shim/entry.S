@@ -44,11 +44,16 @@ trap_common:
     cmpq $TRAP_STUBS_SIZE, %rax
     jb 5f
     movq 136(%rsp), %rax
-    /* A fault at our own iretq to the guest (pv_iret_fault): trap_return had already switched
-     * to the guest's GS, and under xpti to its CR3. */
+    /* A fault at our own iretq to the guest (pv_iret_fault: #NP, #SS, #GP or #PF; an NMI or #MC
+     * there is not the iretq's): trap_return had already switched to the guest's GS, and under
+     * xpti to its CR3. */
 4:  leaq trap_return_iret(%rip), %rbx
     cmpq %rbx, %rax
     jne 1f
+    movq 120(%rsp), %rax
+    subq $11, %rax
+    cmpq $3, %rax
+    ja 1f
     movq 160(%rsp), %rax                /* the frame it was loading: a guest's? */
     testb $3, 8(%rax)
     jz 1f

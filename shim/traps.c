@@ -152,7 +152,8 @@ void do_trap(struct cpu_regs *r)
     }
     if ((r->cs & 3) && pv_trap(r, cr2))
         return;                         /* the guest's: emulated, bounced to it, or it was crashed */
-    if (!(r->cs & 3) && r->rip == (uintptr_t)trap_return_iret && (((const uint64_t *)r->rsp)[1] & 3))
+    if (!(r->cs & 3) && r->rip == (uintptr_t)trap_return_iret && r->vector >= 11 && r->vector <= 14 &&
+        (((const uint64_t *)r->rsp)[1] & 3))
         pv_iret_fault(r, cr2);          /* the guest frame it was loading (its CS, RPL 1 or 3) */
     if (!(r->cs & 3) && fixup_exception(r))
         return;
