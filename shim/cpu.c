@@ -131,7 +131,10 @@ int cpu_alloc_tables(struct cpu *c)
         if (!top)
             return ERR(-XEN_ENOMEM);
         c->ist[i] = (struct stack_range){ top - IST_PAGES * PAGE_SIZE, top };
-        c->tss.ist[i] = top;            /* ist[0] is IST1 */
+        /* the frame starts 16 bytes down (kept 16-aligned): above it, this CPU's struct cpu, which
+         * the NMI/#DF/#MC entry compares with the GS base it finds (shim/entry.S) */
+        *(struct cpu **)(top - 16) = c;
+        c->tss.ist[i] = top - 16;       /* ist[0] is IST1 */
     }
     c->tss.iomap_base = sizeof(c->tss); /* no I/O bitmap */
 

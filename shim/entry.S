@@ -26,6 +26,13 @@ trap_common:
     SAVE_GPRS
     testb $3, 144(%rsp)                 /* from a PV guest (ring 1 or 3): switch GS */
     jnz 3f
+    movq 120(%rsp), %rax
+    cmpq $2, %rax                       /* NMI, #DF, #MC: they interrupt any instruction */
+    je 7f
+    cmpq $8, %rax
+    je 7f
+    cmpq $18, %rax
+    je 7f
     movq 136(%rsp), %rax
     cmpq $1, 120(%rsp)
     jne 4f
@@ -92,6 +99,42 @@ trap_return:
     .globl trap_return_iret
 trap_return_iret:
     iretq
+
+/*
+ * An NMI (`xl trigger DOM nmi`), #DF or #MC in ring 0 can land where GS is still, or already, the
+ * guest's: an IDT stub or a SYSCALL entry before its swapgs, trap_return after its own. Under
+ * xpti CR3 may be the guest's user tables too (between a swapgs and its CR3 write). GS is ours
+ * when its base is this CPU's struct cpu, which sits just above the IST frame (cpu_alloc_tables);
+ * what we change here is put back before the iretq. A guest can set its GS base to that same
+ * value, but then both bases are ours and nothing needs swapping.
+ */
+7:  xorl %r12d, %r12d                   /* r12 = 1: we did a swapgs */
+    xorl %r13d, %r13d                   /* r13 = the CR3 to put back, or 0 */
+    movl $0xc0000101, %ecx              /* MSR_GS_BASE */
+    rdmsr
+    shlq $32, %rdx
+    orq %rdx, %rax
+    cmpq CPU_REGS_SIZE(%rsp), %rax
+    je 8f
+    swapgs
+    movl $1, %r12d
+8:  movq %gs:CPU_OFF_XPTI_GUEST_CR3, %rax
+    testq %rax, %rax
+    jz 9f
+    movq %cr3, %rbx
+    cmpq %rax, %rbx
+    jne 9f
+    movq %gs:CPU_OFF_XPTI_SHIM_CR3, %rax
+    movq %rax, %cr3
+    movq %rbx, %r13
+9:  movq %rsp, %rdi
+    call do_trap                        /* r12, r13 are callee-saved */
+    testq %r13, %r13
+    jz 10f
+    movq %r13, %cr3
+10: testl %r12d, %r12d
+    jz 5f
+    swapgs
 
 /* the #DB of a guest entry (above): back to that entry at once */
 5:  RESTORE_GPRS
