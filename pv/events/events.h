@@ -20,7 +20,7 @@ bool pv_port_set_pending(unsigned port, struct pv_vcpu *v);
 bool pv_port_unmask(unsigned port, struct pv_vcpu *v);
 bool pv_port_is_pending(unsigned port);
 bool pv_port_is_masked(unsigned port);
-void pv_port_quiet(unsigned port);      /* masked and not pending: a closed port */
+void pv_port_quiet(unsigned port);      /* not pending: a closed port (its mask stays) */
 extern bool pv_fifo_offered;            /* evtchn-fifo=on|off */
 struct evtchn_init_control;
 int pv_fifo_init_control(struct evtchn_init_control *ic);

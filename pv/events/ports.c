@@ -73,13 +73,12 @@ void pv_port_quiet(unsigned port)
 {
     uint64_t f = spin_lock_irqsave(&fifo_lock);
 
-    if (fifo.on) {
-        ev_fifo_mask(&fifo, port);
+    /* pending cleared, the mask left as the guest set it, as Xen's evtchn_close (the stock
+     * shim's guest sees a port it binds again under a closed number unmasked) */
+    if (fifo.on)
         ev_fifo_clear_pending(&fifo, port);
-    } else {
-        ev_2l_mask(pv_dom.shared, port);
+    else
         ev_2l_clear_pending(pv_dom.shared, port);
-    }
     spin_unlock_irqrestore(&fifo_lock, f);
 }
 

@@ -8,7 +8,8 @@
  * On Xen every guest port number is one of our L0 ports, as in the stock shim: a frontend writes
  * its port into xenstore and dom0's backend binds to that number at L0. A forwarded port is L0's
  * number; a local one (VIRQ, IPI, the console) holds its number at L0 as a port left unbound to
- * ourselves, so that L0 never hands it out for anything else. Standalone the numbers are ours.
+ * ourselves, so that L0 never hands it out for anything else. Standalone the numbers are ours,
+ * and an interdomain channel can only be a loopback, kept in our table alone.
  * Table changes hold ev_lock with interrupts off: another vCPU may bind or close meanwhile, and a
  * timer or L0 event may raise a port on this CPU.
  */
@@ -26,6 +27,7 @@
 #include "shim/xerrno.h"
 
 static spinlock_t ev_lock = SPINLOCK_INIT;
+static uint16_t self_id(uint16_t dom);
 
 /* The number for a new local port: one held at L0 (Xen), or 0 (standalone: the lowest free). */
 int pv_evtchn_hold_number(uint32_t *at)
@@ -58,6 +60,17 @@ static int bind_local(bool ipi, unsigned virq, unsigned vcpu)
     return rc;
 }
 
+/*
+ * Standalone there is no L0 to hold interdomain ports and no other domain: alloc_unbound gives a
+ * port of our own table, which only we can bind (a loopback, as Xen allows one), and the two
+ * ends of a loopback raise each other. Under Xen every such port is L0's (l0_port set).
+ */
+static bool local_loop(const struct ev_port *e)
+{
+    return !l0->evtchn_bind_interdomain && e->state == EV_INTERDOMAIN && e->special == EV_NONE &&
+           !e->l0_port;
+}
+
 static long send(unsigned port)
 {
     const struct ev_port *e = ev_get(&pv_dom.ev, port);
@@ -77,6 +90,10 @@ static long send(unsigned port)
             pv_store_kick();            /* standalone: our own answerer (store.c) */
             return 0;
         }
+        if (local_loop(e)) {
+            pv_evtchn_raise(e->remote_port);
+            return 0;
+        }
         return e->l0_port && l0->evtchn_send ? l0->evtchn_send(e->l0_port) : 0;
     case EV_UNBOUND:
         /* Another domain binds to it at L0 without telling us (a frontend's port, bound by dom0's
@@ -94,9 +111,17 @@ static long close_port(unsigned port)
     int rc = ev_close(&pv_dom.ev, port, &was);
 
     if (rc == 0) {
-        /* masked and not pending: a port bound later under this number starts quiet (the stock
-         * shim masks on close too; the guest unmasks after binding, as Linux does) */
+        /* not pending: a port bound later under this number starts without a stale event
+         * (Xen's evtchn_close clears it; the mask is the guest's, and stays as it was) */
         pv_port_quiet(port);
+        /* a loopback's other end waits for a new binder, from us (Xen's evtchn_close; L0's
+         * status says so too, but a new bind_interdomain checks our table first) */
+        struct ev_port *o = &pv_dom.ev.port[was.remote_port % EV_NR_PORTS];
+        if (was.state == EV_INTERDOMAIN && was.special == EV_NONE && was.remote_dom == self_id(DOMID_SELF) &&
+            was.remote_port != port && o->state == EV_INTERDOMAIN && o->remote_port == port) {
+            o->state = EV_UNBOUND;
+            o->remote_port = 0;
+        }
         if (was.l0_port)
             l0_port_unbind(was.l0_port);
     }
@@ -136,6 +161,44 @@ static uint16_t self_id(uint16_t dom)
     uint16_t me = l0->domid ? l0->domid() : DOMID_SELF;
 
     return dom == DOMID_SELF ? me : dom;
+}
+
+static long local_unbound(uint16_t rdom)
+{
+    uint64_t f = spin_lock_irqsave(&ev_lock);
+    int p = ev_alloc(&pv_dom.ev, EV_UNBOUND, 0);
+
+    if (p > 0) {
+        pv_dom.ev.port[p].remote_dom = rdom;
+        pv_dom.ev.port[p].remote_port = 0;
+    }
+    spin_unlock_irqrestore(&ev_lock, f);
+    return p;
+}
+
+/* Xen's evtchn_bind_interdomain: the remote port must be unbound and kept for us. */
+static long local_bind_interdomain(uint16_t rdom, unsigned rport)
+{
+    const uint16_t me = self_id(DOMID_SELF);
+
+    if (rdom != me)
+        return ERR(-XEN_ESRCH, "standalone: no domain but ourselves");
+    uint64_t f = spin_lock_irqsave(&ev_lock);
+    const struct ev_port *r = ev_get(&pv_dom.ev, rport);
+    int p;
+
+    if (!r || r->state != EV_UNBOUND || r->remote_dom != me || r->l0_port)
+        p = ERR(-XEN_EINVAL, "the remote port is not one left unbound for us");
+    else
+        p = ev_alloc(&pv_dom.ev, EV_INTERDOMAIN, 0);
+    if (p > 0) {
+        pv_dom.ev.port[p].remote_dom = me;
+        pv_dom.ev.port[p].remote_port = rport;
+        pv_dom.ev.port[rport].state = EV_INTERDOMAIN;
+        pv_dom.ev.port[rport].remote_port = (uint32_t)p;
+    }
+    spin_unlock_irqrestore(&ev_lock, f);
+    return p;
 }
 
 /*
@@ -241,20 +304,23 @@ long hc_event_channel_op(struct cpu_regs *regs, uint64_t cmd, uint64_t arg, uint
         if (a.dom != DOMID_SELF)
             return ERR(-XEN_EPERM, "only for itself, as a domU");
         if (!l0->evtchn_alloc_unbound)
-            return ERR(-XEN_ENOSYS, "standalone: no other domain to talk to");
-        if ((rc = l0->evtchn_alloc_unbound(a.remote_dom, &l0_port)))
-            return rc;
-        if ((rc = (int)bind_l0(EV_UNBOUND, self_id(a.remote_dom), 0, l0_port)) < 0)
+            rc = (int)local_unbound(self_id(a.remote_dom));
+        else if ((rc = l0->evtchn_alloc_unbound(a.remote_dom, &l0_port)) == 0)
+            rc = (int)bind_l0(EV_UNBOUND, self_id(a.remote_dom), 0, l0_port);
+        if (rc < 0)
             return rc;
         a.port = (evtchn_port_t)rc;
         return PUT(a);
     }
     case EVTCHNOP_bind_interdomain: {
         ARG(struct evtchn_bind_interdomain, b);
-        if (!l0->evtchn_bind_interdomain)
-            return ERR(-XEN_ENOSYS, "!l0->evtchn_bind_interdomain");
-        if ((rc = bind_interdomain(&b)) < 0)
+        if (!l0->evtchn_bind_interdomain) {
+            if ((rc = (int)local_bind_interdomain(self_id(b.remote_dom), b.remote_port)) < 0)
+                return rc;
+            b.local_port = (evtchn_port_t)rc;
+        } else if ((rc = bind_interdomain(&b)) < 0) {
             return rc;
+        }
         return PUT(b);
     }
     case EVTCHNOP_close: {

@@ -47,8 +47,9 @@ static const struct hc_subop event_channel_op[] = {
     DO(EVTCHNOP_send, HANDLED),                 /* IPIs ours; interdomain and store ports to L0 */
     DO(EVTCHNOP_bind_virq, HANDLED),
     DO(EVTCHNOP_bind_ipi, HANDLED),
-    DO(EVTCHNOP_alloc_unbound, FORWARDED),      /* an L0 port, seen by the guest under its own number */
-    DO(EVTCHNOP_bind_interdomain, FORWARDED),
+    DO(EVTCHNOP_alloc_unbound, FORWARDED),      /* an L0 port, seen by the guest under its own number;
+                                                 * standalone a port of ours, for a loopback */
+    DO(EVTCHNOP_bind_interdomain, FORWARDED),   /* standalone: only to ourselves (-ESRCH) */
     DO(EVTCHNOP_close, HANDLED),
     DO(EVTCHNOP_status, HANDLED),
     DO(EVTCHNOP_bind_vcpu, HANDLED),
