@@ -27,7 +27,41 @@
 #include "shim/xerrno.h"
 
 static spinlock_t ev_lock = SPINLOCK_INIT;
-static uint16_t self_id(uint16_t dom);
+
+/* DOMID_SELF as L0 knows us (Xen's status answers show the real id). */
+static uint16_t self_id(uint16_t dom)
+{
+    uint16_t me = l0->domid ? l0->domid() : DOMID_SELF;
+
+    return dom == DOMID_SELF ? me : dom;
+}
+
+/*
+ * A loopback (an interdomain channel to ourselves): its two ends name each other in guest
+ * numbers, as Xen's status shows them. Closing one leaves the other unbound for us again (Xen's
+ * evtchn_close), so that a new bind_interdomain finds it so in our table. Under ev_lock.
+ */
+static void loop_join(unsigned a, unsigned b)
+{
+    struct ev_port *x = &pv_dom.ev.port[a], *y = &pv_dom.ev.port[b];
+
+    x->state = y->state = EV_INTERDOMAIN;
+    x->remote_dom = y->remote_dom = self_id(DOMID_SELF);
+    x->remote_port = b;
+    y->remote_port = a;
+}
+
+static void loop_part(unsigned closed, const struct ev_port *was)
+{
+    if (was->state != EV_INTERDOMAIN || was->special != EV_NONE || was->remote_dom != self_id(DOMID_SELF) ||
+        was->remote_port == closed || !ev_get(&pv_dom.ev, was->remote_port))
+        return;
+    struct ev_port *o = &pv_dom.ev.port[was->remote_port];
+    if (o->state == EV_INTERDOMAIN && o->remote_port == closed) {
+        o->state = EV_UNBOUND;
+        o->remote_port = 0;
+    }
+}
 
 /* The number for a new local port: one held at L0 (Xen), or 0 (standalone: the lowest free). */
 int pv_evtchn_hold_number(uint32_t *at)
@@ -114,14 +148,7 @@ static long close_port(unsigned port)
         /* not pending: a port bound later under this number starts without a stale event
          * (Xen's evtchn_close clears it; the mask is the guest's, and stays as it was) */
         pv_port_quiet(port);
-        /* a loopback's other end waits for a new binder, from us (Xen's evtchn_close; L0's
-         * status says so too, but a new bind_interdomain checks our table first) */
-        struct ev_port *o = &pv_dom.ev.port[was.remote_port % EV_NR_PORTS];
-        if (was.state == EV_INTERDOMAIN && was.special == EV_NONE && was.remote_dom == self_id(DOMID_SELF) &&
-            was.remote_port != port && o->state == EV_INTERDOMAIN && o->remote_port == port) {
-            o->state = EV_UNBOUND;
-            o->remote_port = 0;
-        }
+        loop_part(port, &was);
         if (was.l0_port)
             l0_port_unbind(was.l0_port);
     }
@@ -155,14 +182,6 @@ static long bind_l0(enum ev_state state, uint16_t rdom, uint32_t rport, uint32_t
     return p;
 }
 
-/* DOMID_SELF as L0 knows us (Xen's status answers show the real id). */
-static uint16_t self_id(uint16_t dom)
-{
-    uint16_t me = l0->domid ? l0->domid() : DOMID_SELF;
-
-    return dom == DOMID_SELF ? me : dom;
-}
-
 static long local_unbound(uint16_t rdom)
 {
     uint64_t f = spin_lock_irqsave(&ev_lock);
@@ -191,20 +210,15 @@ static long local_bind_interdomain(uint16_t rdom, unsigned rport)
         p = ERR(-XEN_EINVAL, "the remote port is not one left unbound for us");
     else
         p = ev_alloc(&pv_dom.ev, EV_INTERDOMAIN, 0);
-    if (p > 0) {
-        pv_dom.ev.port[p].remote_dom = me;
-        pv_dom.ev.port[p].remote_port = rport;
-        pv_dom.ev.port[rport].state = EV_INTERDOMAIN;
-        pv_dom.ev.port[rport].remote_port = (uint32_t)p;
-    }
+    if (p > 0)
+        loop_join((unsigned)p, rport);
     spin_unlock_irqrestore(&ev_lock, f);
     return p;
 }
 
 /*
  * The remote port is in the remote domain's namespace, except for a loopback to ourselves: then
- * it is one of the guest's ports, an unbound one L0 knows by its own number. Both ends then
- * record each other in guest numbers, as Xen's status shows them.
+ * it is one of the guest's ports, an unbound one L0 knows by its own number (loop_join).
  */
 static int bind_interdomain(struct evtchn_bind_interdomain *b)
 {
@@ -224,10 +238,9 @@ static int bind_interdomain(struct evtchn_bind_interdomain *b)
     if ((rc = (int)bind_l0(EV_INTERDOMAIN, rdom, b->remote_port, l0_port)) < 0)
         return rc;
     if (loop) {
-        struct ev_port *r = &pv_dom.ev.port[b->remote_port];
-        r->state = EV_INTERDOMAIN;
-        r->remote_dom = rdom;
-        r->remote_port = (uint32_t)rc;
+        uint64_t f = spin_lock_irqsave(&ev_lock);
+        loop_join((unsigned)rc, b->remote_port);
+        spin_unlock_irqrestore(&ev_lock, f);
     }
     b->local_port = (evtchn_port_t)rc;
     return 0;
